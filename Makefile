@@ -1,0 +1,169 @@
+# Quire — build, run, debug and test.
+#
+#   make              the kernel ELF (build/quire.elf), with symbols
+#   make iso          build/quire.iso: GRUB, boots on BIOS and UEFI
+#   make run          boot in QEMU (FIRMWARE=bios|uefi|direct, TOPOLOGY=numa3,
+#                     CMDLINE="...", QEMU_EXTRA="..."); exits with the guest's status
+#   make gdb          boot paused and attach gdb with the kernel's symbols
+#   make test         every test; ends with "N passed, N failed"
+#   make host-tests   only the host unit tests (ASan + UBSan)
+#
+# Toolchain: the host gcc and binutils by default; CROSS_COMPILE=x86_64-elf-
+# for a cross toolchain; CC=clang LD=ld.lld for LLVM. WERROR=0 turns off
+# -Werror. OPT=-Og builds for easier debugging (default -O2; use a separate
+# BUILD= directory). V=1 shows the commands.
+
+BUILD ?= build
+CROSS_COMPILE ?=
+WERROR ?= 1
+
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+ifeq ($(origin LD),default)
+LD := $(CROSS_COMPILE)ld
+endif
+NM ?= $(CROSS_COMPILE)nm
+OBJCOPY ?= $(CROSS_COMPILE)objcopy
+HOSTCC ?= gcc
+
+CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo y)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# ---- kernel flags ----
+ARCH_INCLUDE := -Iinclude -Iarch/x86_64/include
+OPT ?= -O2
+KERNEL_CFLAGS := -std=gnu11 $(OPT) -g -ffreestanding -fno-stack-protector \
+	-fno-pic -fno-pie -mno-red-zone -mcmodel=kernel \
+	-mno-sse -mno-sse2 -mno-mmx -mno-avx -mno-3dnow \
+	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+	-fno-strict-aliasing -fno-common \
+	-Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes \
+	-MMD -MP $(ARCH_INCLUDE)
+ifeq ($(CC_IS_CLANG),y)
+KERNEL_CFLAGS += --target=x86_64-unknown-none-elf
+else
+# Without this gcc may turn memcpy's own loop into a call to memcpy.
+KERNEL_CFLAGS += -fno-tree-loop-distribute-patterns
+endif
+ifeq ($(WERROR),1)
+KERNEL_CFLAGS += -Werror
+endif
+KERNEL_ASFLAGS := -g -D__ASSEMBLER__ -MMD -MP $(ARCH_INCLUDE)
+ifeq ($(CC_IS_CLANG),y)
+KERNEL_ASFLAGS += --target=x86_64-unknown-none-elf
+endif
+KERNEL_LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 -T linker.ld
+
+# ---- kernel sources: every .c and .S under these directories ----
+KERNEL_DIRS := arch/x86_64/boot arch/x86_64/kernel arch/x86_64/lib arch/x86_64/mm \
+	kernel lib mm drivers tests/kernel
+KERNEL_SRCS := $(sort $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c $(d)/*.S)))
+KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS))
+
+KERNEL := $(BUILD)/quire.elf
+ISO := $(BUILD)/quire.iso
+
+.PHONY: all kernel iso run gdb test host-tests deps clean bench
+all: kernel
+kernel: $(KERNEL)
+
+$(BUILD)/obj/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AS      $<")
+	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
+
+# Two link passes: the first without symbols, then the symbol table of the
+# first image is linked into the second. linker.ld puts .ksyms after .text,
+# so text addresses cannot move between the passes; the check below makes
+# sure of it.
+$(BUILD)/ksyms.empty.S: scripts/gen-ksyms.sh
+	@mkdir -p $(dir $@)
+	$(Q)scripts/gen-ksyms.sh $(NM) - > $@
+
+$(BUILD)/quire.pass1.elf: $(KERNEL_OBJS) $(BUILD)/ksyms.empty.S.o linker.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/ksyms.empty.S.o
+
+$(BUILD)/ksyms.S: $(BUILD)/quire.pass1.elf scripts/gen-ksyms.sh
+	$(Q)scripts/gen-ksyms.sh $(NM) $< > $@
+
+$(BUILD)/%.S.o: $(BUILD)/%.S
+	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
+
+$(KERNEL): $(KERNEL_OBJS) $(BUILD)/ksyms.S.o linker.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/ksyms.S.o
+	$(Q)$(NM) -n $(BUILD)/quire.pass1.elf | grep -i ' t ' > $(BUILD)/text.pass1
+	$(Q)$(NM) -n $@ | grep -i ' t ' > $(BUILD)/text.pass2
+	$(Q)cmp -s $(BUILD)/text.pass1 $(BUILD)/text.pass2 || \
+		{ echo "error: text symbols moved between link passes (see linker.ld)"; rm -f $@; exit 1; }
+
+# ---- ISO ----
+iso: $(ISO)
+$(ISO): $(KERNEL) scripts/mkiso.sh
+	@scripts/deps.sh --for iso
+	@$(if $(Q),echo "  ISO     $@")
+	$(Q)scripts/mkiso.sh $@ $(KERNEL) ""
+
+# ---- run and debug ----
+FIRMWARE ?= bios
+TOPOLOGY ?= numa3
+CMDLINE ?=
+QEMU_EXTRA ?=
+export FIRMWARE TOPOLOGY CMDLINE QEMU_EXTRA
+
+run: $(KERNEL) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
+	@scripts/deps.sh --for run
+	@KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) scripts/run-qemu.sh
+
+gdb: $(KERNEL) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
+	@scripts/deps.sh --for run
+	@KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) scripts/gdb.sh
+
+# ---- tests ----
+HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	-Iinclude -Iarch/host/include -include tests/host/host_names.h -DQUIRE_HOST
+HOST_LIB_SRCS := lib/string.c lib/vsprintf.c kernel/cmdline.c kernel/printk.c \
+	$(wildcard arch/host/*.c)
+HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(wildcard tests/host/test_*.c))
+
+$(BUILD)/tests/host/%: tests/host/%.c $(HOST_LIB_SRCS) $(wildcard tests/host/*.h include/quire/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_LIB_SRCS)
+
+host-tests: $(HOST_TESTS)
+	@for t in $(HOST_TESTS); do $$t || exit 1; done
+
+# make test: build everything (gcc and clang kernels, the ISO, the host
+# tests), check the runner itself, then run every job of tests/plan.txt.
+TEST_JOBS ?= 2
+test:
+	@scripts/deps.sh --for test
+	$(Q)$(MAKE) --no-print-directory kernel iso $(HOST_TESTS)
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/clang CC=clang LD=ld.lld kernel
+	$(Q)python3 -m unittest -q tests/qemu/test_runner.py
+	$(Q)python3 tests/qemu/runner.py --plan tests/plan.txt --jobs $(TEST_JOBS)
+
+bench:
+	@echo "make bench: no benchmarks yet (they arrive with the mm fast paths)"; exit 1
+
+deps:
+	@scripts/deps.sh --for test
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(KERNEL_OBJS:.o=.d)

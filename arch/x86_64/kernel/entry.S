@@ -1,0 +1,90 @@
+/*
+ * Interrupt and exception entry. Each vector has a small stub that makes the
+ * stack look the same for all (an error code, 0 when the CPU pushed none,
+ * then the vector number), then jumps to a common path that saves the
+ * general registers as a struct pt_regs and calls do_trap(regs).
+ *
+ * Stack alignment: the CPU aligns RSP to 16 bytes before pushing its 5-word
+ * frame; with error code, vector and 15 registers (22 words = 176 bytes)
+ * RSP is 16-byte aligned again at the call.
+ */
+	.text
+
+	.macro isr_stub vector, errcode
+	.align 16
+isr_\vector:
+	.if \errcode == 0
+	pushq $0
+	.endif
+	pushq $\vector
+	jmp common_interrupt
+	.endm
+
+	.altmacro
+	/* The CPU pushes an error code for vectors 8, 10-14, 17, 21, 29, 30. */
+	.macro make_stub v
+	.if (\v == 8) || ((\v >= 10) && (\v <= 14)) || (\v == 17) || (\v == 21) || (\v == 29) || (\v == 30)
+	isr_stub \v, 1
+	.else
+	isr_stub \v, 0
+	.endif
+	.endm
+
+	.set i, 0
+	.rept 256
+	make_stub %i
+	.set i, i + 1
+	.endr
+
+	.type common_interrupt, @function
+common_interrupt:
+	cld
+	pushq %rdi
+	pushq %rsi
+	pushq %rdx
+	pushq %rcx
+	pushq %rax
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %rbx
+	pushq %rbp
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	movq %rsp, %rdi
+	call do_trap
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %rbp
+	popq %rbx
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rax
+	popq %rcx
+	popq %rdx
+	popq %rsi
+	popq %rdi
+	addq $16, %rsp			/* vector and error code */
+	iretq
+	.size common_interrupt, . - common_interrupt
+
+/* The table of stub addresses, read by idt_init(). */
+	.macro stub_addr v
+	.quad isr_\v
+	.endm
+	.section .rodata
+	.align 8
+	.globl isr_stub_table
+isr_stub_table:
+	.set i, 0
+	.rept 256
+	stub_addr %i
+	.set i, i + 1
+	.endr

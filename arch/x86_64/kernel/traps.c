@@ -1,0 +1,134 @@
+/*
+ * do_trap: where every exception and interrupt vector lands. There is no
+ * interrupt source yet (no LAPIC, no IOAPIC until the SMP issue), so every
+ * vector is fatal unless someone expected it:
+ *   1. a fault_catch armed by the code that raised it, or
+ *   2. a running test case (the test runner records a crash and goes on),
+ * and otherwise the report is printed and the kernel panics.
+ */
+#define pr_fmt(fmt) fmt
+#include <asm/traps.h>
+#include <asm/cpu.h>
+#include <quire/printk.h>
+#include <quire/kernel.h>
+#include <quire/panic.h>
+#include <quire/ksyms.h>
+#include <quire/stacktrace.h>
+#include <quire/ktest.h>
+
+static const char *const names[32] = {
+	[X86_TRAP_DE] = "#DE Divide error",
+	[X86_TRAP_DB] = "#DB Debug",
+	[X86_TRAP_NMI] = "NMI Non-maskable interrupt",
+	[X86_TRAP_BP] = "#BP Breakpoint",
+	[X86_TRAP_OF] = "#OF Overflow",
+	[X86_TRAP_BR] = "#BR Bound range exceeded",
+	[X86_TRAP_UD] = "#UD Invalid opcode",
+	[X86_TRAP_NM] = "#NM Device not available",
+	[X86_TRAP_DF] = "#DF Double fault",
+	[9] = "Coprocessor segment overrun",
+	[X86_TRAP_TS] = "#TS Invalid TSS",
+	[X86_TRAP_NP] = "#NP Segment not present",
+	[X86_TRAP_SS] = "#SS Stack-segment fault",
+	[X86_TRAP_GP] = "#GP General protection fault",
+	[X86_TRAP_PF] = "#PF Page fault",
+	[X86_TRAP_MF] = "#MF x87 floating-point error",
+	[X86_TRAP_AC] = "#AC Alignment check",
+	[X86_TRAP_MC] = "#MC Machine check",
+	[X86_TRAP_XF] = "#XM SIMD floating-point error",
+	[X86_TRAP_VE] = "#VE Virtualization exception",
+	[X86_TRAP_CP] = "#CP Control protection",
+	[28] = "#HV Hypervisor injection",
+	[29] = "#VC VMM communication",
+	[30] = "#SX Security exception",
+};
+
+const char *trap_name(unsigned int vector)
+{
+	if (vector < 32)
+		return names[vector] ? names[vector] : "Reserved exception";
+	return "Interrupt";
+}
+
+static struct fault_catch *fault_catch_top;
+
+void fault_catch_push(struct fault_catch *fc)
+{
+	fc->outer = fault_catch_top;
+	fc->vector = fc->error_code = fc->cr2 = fc->rip = fc->regs_addr = 0;
+	fault_catch_top = fc;
+}
+
+void fault_catch_end(struct fault_catch *fc)
+{
+	BUG_ON(fault_catch_top != fc);
+	fault_catch_top = fc->outer;
+}
+
+static void describe_pf(u64 err, char *buf, size_t len)
+{
+	scnprintf(buf, len, " [%s, %s, %s%s%s]",
+		  err & X86_PF_WRITE ? "write" : "read",
+		  err & X86_PF_PROT ? "protection" : "not-present",
+		  err & X86_PF_USER ? "user" : "kernel",
+		  err & X86_PF_INSTR ? ", instruction fetch" : "",
+		  err & X86_PF_RSVD ? ", reserved bit" : "");
+}
+
+void show_trap_report(const struct pt_regs *r, u64 cr2)
+{
+	char sym[128], detail[96] = "";
+
+	if (r->vector == X86_TRAP_PF)
+		describe_pf(r->error_code, detail, sizeof(detail));
+	pr_emerg("Oops: %s (vector %llu), error code 0x%llx%s\n", trap_name((unsigned)r->vector),
+		 (unsigned long long)r->vector, (unsigned long long)r->error_code, detail);
+	if (r->vector == X86_TRAP_PF)
+		pr_emerg("CR2: %016llx (the address that faulted)\n", (unsigned long long)cr2);
+	ksym_format(sym, sizeof(sym), r->rip);
+	pr_emerg("CPU: 0 %s mode\n", user_mode(r) ? "user" : "kernel");
+	pr_emerg("RIP: %04llx:%016llx %s\n", (unsigned long long)r->cs,
+		 (unsigned long long)r->rip, sym);
+	pr_emerg("RSP: %04llx:%016llx EFLAGS: %08llx\n", (unsigned long long)r->ss,
+		 (unsigned long long)r->rsp, (unsigned long long)r->rflags);
+	pr_emerg("RAX: %016llx RBX: %016llx RCX: %016llx\n", (unsigned long long)r->rax,
+		 (unsigned long long)r->rbx, (unsigned long long)r->rcx);
+	pr_emerg("RDX: %016llx RSI: %016llx RDI: %016llx\n", (unsigned long long)r->rdx,
+		 (unsigned long long)r->rsi, (unsigned long long)r->rdi);
+	pr_emerg("RBP: %016llx R08: %016llx R09: %016llx\n", (unsigned long long)r->rbp,
+		 (unsigned long long)r->r8, (unsigned long long)r->r9);
+	pr_emerg("R10: %016llx R11: %016llx R12: %016llx\n", (unsigned long long)r->r10,
+		 (unsigned long long)r->r11, (unsigned long long)r->r12);
+	pr_emerg("R13: %016llx R14: %016llx R15: %016llx\n", (unsigned long long)r->r13,
+		 (unsigned long long)r->r14, (unsigned long long)r->r15);
+	pr_emerg("CR0: %016llx CR3: %016llx CR4: %016llx\n", (unsigned long long)read_cr0(),
+		 (unsigned long long)read_cr3(), (unsigned long long)read_cr4());
+	show_stack_trace(r->rip, r->rbp);
+}
+
+void do_trap(struct pt_regs *regs);
+
+void do_trap(struct pt_regs *regs)
+{
+	u64 cr2 = regs->vector == X86_TRAP_PF ? read_cr2() : 0;
+	struct fault_catch *fc = fault_catch_top;
+
+	if (fc && !user_mode(regs)) {
+		fault_catch_top = fc->outer;
+		fc->vector = regs->vector;
+		fc->error_code = regs->error_code;
+		fc->cr2 = cr2;
+		fc->rip = regs->rip;
+		fc->regs_addr = (u64)(uintptr_t)regs;
+		longjmp(fc->env, 1);
+	}
+
+	if (regs->vector >= 32)
+		pr_emerg("unexpected interrupt on vector %llu (no interrupt sources are set up)\n",
+			 (unsigned long long)regs->vector);
+	show_trap_report(regs, cr2);
+	/* A test case that crashed is reported as failed; the others still run. */
+	ktest_recover_from_crash(trap_name((unsigned)regs->vector));
+	panic("Fatal exception: %s in %s mode", trap_name((unsigned)regs->vector),
+	      user_mode(regs) ? "user" : "kernel");
+}

@@ -1,0 +1,223 @@
+/*
+ * The KTAP test runner. Output (KTAP version 1, 4 spaces per nesting level):
+ *
+ *	KTAP version 1
+ *	1..2
+ *	    KTAP version 1
+ *	    # Subtest: boot
+ *	    1..3
+ *	    ok 1 cmdline_saved
+ *	    # mmap_present: EXPECTATION FAILED at tests/kernel/boot_test.c:30
+ *	    ...
+ *	    not ok 2 mmap_present
+ *	    ok 3 rsdp_checksum # SKIP no ACPI
+ *	# boot: pass:1 fail:1 skip:1 total:3
+ *	not ok 1 boot
+ *	...
+ *
+ * Each case runs under setjmp so that a failed KASSERT, a skip or a crash
+ * ends that case only.
+ */
+#define pr_fmt(fmt) "ktest: " fmt
+#include <quire/ktest.h>
+#include <quire/printk.h>
+#include <quire/kernel.h>
+#include <quire/string.h>
+#include <quire/cmdline.h>
+#include <asm/setjmp.h>
+
+#define MAX_SELECTED 64
+
+extern const struct ktest_suite __start_ktest_suites[], __stop_ktest_suites[];
+
+static struct ktest *current_test;
+/* The case being run. Static: it must outlive a longjmp out of a crash. */
+static struct ktest case_state;
+static jmp_buf case_env;
+
+/* KTAP lines go to the console without timestamps, whatever the loglevel. */
+#define ktap(fmt, ...) printk(KERN_RAW fmt, ##__VA_ARGS__)
+
+const struct ktest_suite *ktest_suites(size_t *count)
+{
+	*count = (size_t)(__stop_ktest_suites - __start_ktest_suites);
+	return __start_ktest_suites;
+}
+
+static __noreturn void end_case(struct ktest *t)
+{
+	longjmp(*(jmp_buf *)t->abort_env, 1);
+}
+
+static void fail_header(struct ktest *t, const char *file, int line)
+{
+	t->status = KTEST_FAIL;
+	ktap("    # %s: EXPECTATION FAILED at %s:%d\n", t->name, file, line);
+}
+
+void ktest_fail_int(struct ktest *t, bool fatal, const char *file, int line,
+		    const char *left, const char *op, const char *right,
+		    long long lv, long long rv)
+{
+	fail_header(t, file, line);
+	ktap("    Expected %s %s %s, but\n", left, op, right);
+	ktap("        %s == %lld (0x%llx)\n", left, lv, (unsigned long long)lv);
+	ktap("        %s == %lld (0x%llx)\n", right, rv, (unsigned long long)rv);
+	if (fatal)
+		end_case(t);
+}
+
+void ktest_fail_str(struct ktest *t, bool fatal, const char *file, int line,
+		    const char *left, const char *op, const char *right,
+		    const char *lv, const char *rv)
+{
+	fail_header(t, file, line);
+	ktap("    Expected %s %s %s, but\n", left, op, right);
+	ktap("        %s == \"%s\"\n", left, lv ? lv : "(null)");
+	ktap("        %s == \"%s\"\n", right, rv ? rv : "(null)");
+	if (fatal)
+		end_case(t);
+}
+
+void ktest_fail_msg(struct ktest *t, bool fatal, const char *file, int line,
+		    const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fail_header(t, file, line);
+	ktap("    %s\n", msg);
+	if (fatal)
+		end_case(t);
+}
+
+void ktest_skip(struct ktest *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->skip_reason, sizeof(t->skip_reason), fmt, ap);
+	va_end(ap);
+	if (t->status == KTEST_PASS)	/* a failure before the skip stands */
+		t->status = KTEST_SKIP;
+	end_case(t);
+}
+
+void ktest_recover_from_crash(const char *what)
+{
+	struct ktest *t = current_test;
+
+	if (!t)
+		return;
+	t->status = KTEST_FAIL;
+	ktap("    # %s: crashed: %s (report and backtrace above)\n", t->name, what);
+	end_case(t);
+}
+
+/* Not inlined: backtraces from a crashed case should name it. */
+static __noinline enum ktest_status run_case(const struct ktest_case *c)
+{
+	struct ktest *t = &case_state;
+
+	memset(t, 0, sizeof(*t));
+	t->name = c->name;
+	t->status = KTEST_PASS;
+	t->abort_env = &case_env;
+	current_test = t;
+	if (setjmp(case_env) == 0)
+		c->run(t);
+	current_test = NULL;
+	return t->status;
+}
+
+/* Run one suite; returns its failed-case count. */
+static int run_suite(const struct ktest_suite *s, int number)
+{
+	int pass = 0, fail = 0, skip = 0;
+
+	ktap("    KTAP version 1\n");
+	ktap("    # Subtest: %s\n", s->name);
+	ktap("    1..%zu\n", s->ncases);
+	for (size_t i = 0; i < s->ncases; i++) {
+		const struct ktest_case *c = &s->cases[i];
+		enum ktest_status st = run_case(c);
+
+		if (st == KTEST_PASS) {
+			pass++;
+			ktap("    ok %zu %s\n", i + 1, c->name);
+		} else if (st == KTEST_SKIP) {
+			skip++;
+			ktap("    ok %zu %s # SKIP %s\n", i + 1, c->name,
+			     case_state.skip_reason);
+		} else {
+			fail++;
+			ktap("    not ok %zu %s\n", i + 1, c->name);
+		}
+	}
+	ktap("# %s: pass:%d fail:%d skip:%d total:%zu\n", s->name, pass, fail, skip, s->ncases);
+	if (fail)
+		ktap("not ok %d %s\n", number, s->name);
+	else if (skip == (int)s->ncases && skip)
+		ktap("ok %d %s # SKIP\n", number, s->name);
+	else
+		ktap("ok %d %s\n", number, s->name);
+	return fail;
+}
+
+static const struct ktest_suite *find_suite(const char *name, size_t len)
+{
+	size_t n;
+	const struct ktest_suite *s = ktest_suites(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strlen(s[i].name) == len && !strncmp(s[i].name, name, len))
+			return &s[i];
+	return NULL;
+}
+
+int ktest_run(const char *spec)
+{
+	/* NULL entries stand for names that matched no suite. */
+	const struct ktest_suite *selected[MAX_SELECTED];
+	const char *missing[MAX_SELECTED];
+	size_t missing_len[MAX_SELECTED];
+	int nsel = 0, failed = 0;
+	size_t n;
+	const struct ktest_suite *all = ktest_suites(&n);
+
+	if (!strcmp(spec, "all")) {
+		for (size_t i = 0; i < n && nsel < MAX_SELECTED; i++)
+			if (!all[i].explicit_only)
+				selected[nsel++] = &all[i];
+	} else {
+		for (const char *p = spec; *p && nsel < MAX_SELECTED;) {
+			const char *comma = strchr(p, ',');
+			size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+			if (len) {
+				selected[nsel] = find_suite(p, len);
+				missing[nsel] = p;
+				missing_len[nsel] = len;
+				nsel++;
+			}
+			p += len + (comma ? 1 : 0);
+		}
+	}
+
+	ktap("KTAP version 1\n");
+	ktap("1..%d\n", nsel);
+	for (int i = 0; i < nsel; i++) {
+		if (!selected[i]) {
+			ktap("# ktest: no suite named '%.*s'\n", (int)missing_len[i], missing[i]);
+			ktap("not ok %d %.*s # no such suite\n", i + 1,
+			     (int)missing_len[i], missing[i]);
+			failed++;
+			continue;
+		}
+		failed += run_suite(selected[i], i + 1);
+	}
+	return failed;
+}

@@ -1,0 +1,67 @@
+/*
+ * start_kernel: what runs once the architecture has a console, a clock,
+ * and exception handling. For now it reports what the loader gave us, runs
+ * the tests asked for on the command line, and powers off.
+ */
+#include <quire/init.h>
+#include <quire/bootinfo.h>
+#include <quire/cmdline.h>
+#include <quire/ktest.h>
+#include <quire/power.h>
+#include <quire/printk.h>
+#include <quire/time.h>
+
+static char ktest_spec[256];
+CMDLINE_STRING("ktest", ktest_spec,
+	       "run in-kernel tests: 'all' or a comma-separated list of suites, then power off");
+
+static const char *mem_type_name(u32 type)
+{
+	switch (type) {
+	case BOOT_MEM_AVAILABLE: return "available";
+	case BOOT_MEM_ACPI_RECLAIMABLE: return "ACPI data";
+	case BOOT_MEM_ACPI_NVS: return "ACPI NVS";
+	case BOOT_MEM_BAD: return "unusable";
+	default: return "reserved";
+	}
+}
+
+static void report_boot_info(void)
+{
+	pr_info("boot: %s from %s%s\n", boot_protocol_name(boot_info.protocol),
+		boot_info.loader[0] ? boot_info.loader : "an unnamed loader",
+		boot_info.efi ? " (UEFI)" : "");
+	pr_info("boot: command line: '%s'\n", boot_info.cmdline);
+	for (u32 i = 0; i < boot_info.nr_mmap; i++) {
+		const struct boot_mem_region *r = &boot_info.mmap[i];
+
+		pr_info("boot: [mem 0x%016llx-0x%016llx] %s\n", (unsigned long long)r->base,
+			(unsigned long long)(r->base + r->len - 1), mem_type_name(r->type));
+	}
+	pr_info("boot: %llu MiB available in %u regions\n",
+		(unsigned long long)(bootinfo_available_bytes() >> 20), boot_info.nr_mmap);
+	for (u32 i = 0; i < boot_info.nr_modules; i++)
+		pr_info("boot: module %u at %#llx-%#llx '%s'\n", i,
+			(unsigned long long)boot_info.modules[i].start,
+			(unsigned long long)boot_info.modules[i].end,
+			boot_info.modules[i].cmdline);
+	if (boot_info.rsdp_len)
+		pr_info("boot: ACPI RSDP revision %u handed over (%u bytes)\n",
+			boot_info.rsdp[15], boot_info.rsdp_len);
+	else
+		pr_warn("boot: the loader gave no ACPI RSDP\n");
+}
+
+void start_kernel(void)
+{
+	report_boot_info();
+
+	if (ktest_spec[0]) {
+		int failed = ktest_run(ktest_spec);
+
+		pr_info("ktest: %d failure(s); powering off\n", failed);
+		machine_power_off(failed ? QUIRE_EXIT_FAILURE : QUIRE_EXIT_SUCCESS);
+	}
+	pr_info("Quire is up; nothing more to run yet (processes come later). Powering off.\n");
+	machine_power_off(QUIRE_EXIT_SUCCESS);
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# deps.sh [--for build|iso|run|test]: check that the host tools are there.
+#
+#   build  gcc, make, ld (binutils)
+#   iso    build + grub-mkrescue, GRUB's BIOS and UEFI modules, xorriso, mformat
+#   run    iso + qemu-system-x86_64, OVMF firmware                  (the default)
+#   test   run + python3, clang, ld.lld
+#
+# Silent with exit 0 when all is there (only shell builtins run, so it is
+# cheap enough for every make run/test). Otherwise, as root with apt-get, it
+# installs the missing Debian packages and checks again; without root it
+# prints the apt-get command to run and exits 1.
+set -euo pipefail
+
+usage() {
+    echo "usage: $0 [--for build|iso|run|test]" >&2
+    exit 2
+}
+
+want=run
+while [ $# -gt 0 ]; do
+    case $1 in
+    --for) [ $# -ge 2 ] || usage; want=$2; shift 2 ;;
+    --for=*) want=${1#--for=}; shift ;;
+    -h | --help) usage ;;
+    *) usage ;;
+    esac
+done
+
+# Each check: "kind:thing:package". kind is cmd (a program in PATH),
+# dir or file (a path that must exist).
+checks=(
+    "cmd:gcc:gcc"
+    "cmd:make:make"
+    "cmd:ld:binutils"
+)
+iso_checks=(
+    "cmd:grub-mkrescue:grub-common"
+    "dir:/usr/lib/grub/i386-pc:grub-pc-bin"
+    "dir:/usr/lib/grub/x86_64-efi:grub-efi-amd64-bin"
+    "cmd:xorriso:xorriso"
+    "cmd:mformat:mtools"
+)
+run_checks=(
+    "cmd:qemu-system-x86_64:qemu-system-x86"
+    "file:/usr/share/OVMF/OVMF_CODE_4M.fd:ovmf"
+    "file:/usr/share/OVMF/OVMF_VARS_4M.fd:ovmf"
+)
+test_checks=(
+    "cmd:python3:python3"
+    "cmd:clang:clang"
+    "cmd:ld.lld:lld"
+)
+case $want in
+build) ;;
+iso) checks+=("${iso_checks[@]}") ;;
+run) checks+=("${iso_checks[@]}" "${run_checks[@]}") ;;
+test) checks+=("${iso_checks[@]}" "${run_checks[@]}" "${test_checks[@]}") ;;
+*) usage ;;
+esac
+
+missing=()
+packages=()
+check() {
+    local c kind thing pkg p seen
+    missing=()
+    packages=()
+    for c in "${checks[@]}"; do
+        kind=${c%%:*}
+        pkg=${c##*:}
+        thing=${c#*:}
+        thing=${thing%:*}
+        case $kind in
+        cmd) command -v "$thing" >/dev/null 2>&1 && continue ;;
+        dir) [ -d "$thing" ] && continue ;;
+        file) [ -f "$thing" ] && continue ;;
+        esac
+        missing+=("$thing")
+        seen=0
+        for p in ${packages[@]+"${packages[@]}"}; do
+            [ "$p" != "$pkg" ] || seen=1
+        done
+        [ $seen = 1 ] || packages+=("$pkg")
+    done
+}
+
+check
+[ ${#missing[@]} -gt 0 ] || exit 0
+
+if [ "$EUID" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "deps: installing ${packages[*]} (missing: ${missing[*]})" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    # A failed update may still leave usable (older) package lists.
+    apt-get update -qq || echo "deps: apt-get update failed; trying the old package lists" >&2
+    if ! apt-get install -y -qq --no-install-recommends "${packages[@]}"; then
+        echo "deps: apt-get install failed; install by hand: sudo apt-get install ${packages[*]}" >&2
+        exit 1
+    fi
+    # A program installed just now may be hidden by a stale PATH hash.
+    hash -r
+    check
+    [ ${#missing[@]} -gt 0 ] || exit 0
+    echo "deps: still missing ${missing[*]} after installing ${packages[*]}" >&2
+    exit 1
+fi
+
+echo "deps: missing ${missing[*]}; install with: sudo apt-get install ${packages[*]}" >&2
+exit 1

@@ -1,0 +1,716 @@
+#!/usr/bin/env python3
+"""Quire test runner: the engine of `make test`.
+
+Runs the jobs of a plan file, each of which produces KTAP (Linux
+Documentation/dev-tools/ktap.rst, version 1), and prints one summary.
+
+Plan file: one job per line, '#' starts a comment, values may be quoted:
+    <name> host <binary> [timeout=S]
+        Host unit-test binary (path relative to the repo root); prints KTAP
+        on stdout and exits 0 iff everything passed.
+    <name> qemu firmware=bios|uefi|direct topology=T [cmdline="..."]
+                [kernel=ELF] [timeout=S]
+        Boots the kernel with scripts/run-qemu.sh (env FIRMWARE, TOPOLOGY,
+        CMDLINE, TIMEOUT, and KERNEL when kernel= is given: another build of
+        the kernel, e.g. the clang one); the guest serial console is its stdout. Its exit
+        status: 0 success, 1 test failures, 2 kernel panic, 3 no status
+        reported (triple fault/reset), 4 qemu/tool error, 124 timeout.
+    <name> cmd [timeout=S] -- <shell command>
+        Runs any command (sh -c, repo root as cwd, env TIMEOUT) that behaves
+        like run-qemu.sh: KTAP on stdout, exit status in its convention. Used
+        by the runner's own tests; everything after " -- " is the command,
+        verbatim (no comment stripping).
+    Any job may add expect=panic|timeout|fail|fault: a self-test of the
+    harness, which passes (1 passed) only when the job ended exactly that way
+    with the evidence in its log, and otherwise fails (1 failed).
+timeout= defaults to 60 s. Each job's output goes to <log-dir>/<name>.log.
+
+Output: per job, one line per top-level KTAP suite ("PASS  job: suite (3/3)",
+"FAIL  job: suite (2/3; not ok: case)", "SKIP  ..."), a line for an abnormal
+end (panic, timeout, ...), an indented evidence block for failures, and last
+"N passed, N failed[, N skipped]" counting leaf test cases.
+Exit status: 0 nothing failed, 1 something failed, 2 bad usage or plan,
+130 interrupted.
+"""
+import argparse
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_TIMEOUT = 60.0
+# run-qemu.sh enforces TIMEOUT itself (exit 124) but may first spend time
+# building a per-run ISO, and gives QEMU 5 s after SIGTERM; we only step in
+# (killing its whole process group) if it overruns by more than this.
+QEMU_GRACE = 30.0
+EXPECTS = ('panic', 'timeout', 'fail', 'fault')
+KEYS = {'host': {'timeout', 'expect'}, 'cmd': {'timeout', 'expect'},
+        'qemu': {'firmware', 'topology', 'cmdline', 'kernel', 'timeout', 'expect'}}
+PANIC_MARK = 'Kernel panic - not syncing'
+TRACE_MARK = 'Call Trace:'
+MAX_DIAG = 40      # diagnostic lines kept per test case
+TAIL = 20          # log lines shown for timeouts and other abnormal ends
+
+
+# ----------------------------------------------------------------- plan ---
+class PlanError(Exception):
+    pass
+
+
+@dataclass
+class Job:
+    name: str
+    kind: str                       # host | qemu | cmd
+    opts: dict                      # key=value options
+    target: str = ''                # host: binary path; cmd: shell command
+    timeout: float = DEFAULT_TIMEOUT
+    expect: str = ''
+
+    def describe(self):
+        if self.kind == 'host':
+            return f'host {self.target}'
+        if self.kind == 'cmd':
+            return f'cmd -- {self.target}'
+        return 'qemu ' + ' '.join(f'{k}="{v}"' if k == 'cmdline' else f'{k}={shlex.quote(v)}'
+                                  for k, v in self.opts.items())
+
+
+def parse_plan(text, origin='plan'):
+    jobs, names = [], set()
+    for n, raw in enumerate(text.splitlines(), 1):
+        line, where = raw.strip(), f'{origin}:{n}'
+        if not line or line.startswith('#'):
+            continue
+        head = line.split(None, 2)
+        if len(head) < 2:
+            raise PlanError(f'{where}: expected "<name> <kind> ..."')
+        name, kind = head[:2]
+        if not re.fullmatch(r'[A-Za-z0-9._-]+', name):
+            raise PlanError(f'{where}: bad job name {name!r} (it names the log file)')
+        if name in names:
+            raise PlanError(f'{where}: duplicate job name {name!r}')
+        if kind not in KEYS:
+            raise PlanError(f'{where}: unknown kind {kind!r} (host, qemu or cmd)')
+        command = ''
+        if kind == 'cmd':
+            line, sep, command = line.partition(' -- ')
+            if not sep or not command.strip():
+                raise PlanError(f'{where}: cmd jobs need " -- <shell command>"')
+        try:
+            words = shlex.split(line, comments=True)[2:]
+        except ValueError as e:
+            raise PlanError(f'{where}: {e}')
+        job = Job(name, kind, {}, command.strip())
+        for w in words:
+            key, eq, value = w.partition('=')
+            if not eq:
+                if kind == 'host' and not job.target:
+                    job.target = w
+                    continue
+                raise PlanError(f'{where}: unexpected word {w!r} (want key=value)')
+            if key not in KEYS[kind]:
+                raise PlanError(f'{where}: unknown key {key!r} for a {kind} job')
+            job.opts[key] = value
+        if kind == 'host' and not job.target:
+            raise PlanError(f'{where}: host jobs need the test binary path')
+        if kind == 'qemu':
+            for key in ('firmware', 'topology'):
+                if key not in job.opts:
+                    raise PlanError(f'{where}: qemu jobs need {key}=')
+            if job.opts['firmware'] not in ('bios', 'uefi', 'direct'):
+                raise PlanError(f'{where}: firmware must be bios, uefi or direct')
+        try:
+            job.timeout = float(job.opts.get('timeout', DEFAULT_TIMEOUT))
+            assert job.timeout > 0
+        except (ValueError, AssertionError):
+            raise PlanError(f'{where}: timeout must be a positive number of seconds')
+        job.expect = job.opts.get('expect', '')
+        if job.expect and job.expect not in EXPECTS:
+            raise PlanError(f'{where}: expect must be one of {", ".join(EXPECTS)}')
+        jobs.append(job)
+        names.add(name)
+    return jobs
+
+
+# ----------------------------------------------------------------- KTAP ---
+# Escape sequences (CSI, OSC, charset selection, 2-byte) and stray control
+# characters, as emitted by GRUB, SeaBIOS and OVMF before the kernel starts.
+ANSI_RE = re.compile(r'\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?'
+                     r'|\x1b[()*+][0-9A-Za-z]|\x1b[@-_]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
+HEADER_RE = re.compile(r'K?TAP version \d+')
+SUBTEST_RE = re.compile(r'#\s*Subtest:\s*(.*)$')
+PLAN_RE = re.compile(r'1\.\.(\d+)\s*(?:#\s*(.*))?$')
+RESULT_RE = re.compile(r'(not ok|ok)\s+(\d+)\b\s*(?:-\s+)?(.*)$')
+DIRECTIVE_RE = re.compile(r'\s*(SKIP|TODO)\b:?\s*(.*)$', re.I)
+NAMED_DIAG_RE = re.compile(r'#\s*([^\s:]+):(\s|$)')
+TIMESTAMP_RE = re.compile(r'\[\s*\d+\.\d+\]')
+
+
+def clean_lines(text):
+    """Split console output into lines without \\r, escapes or control chars."""
+    out = []
+    for line in text.split('\n'):
+        line = line.rstrip('\r')
+        if '\r' in line:   # a terminal shows only what follows the last \r
+            line = [p for p in line.split('\r') if p][-1]
+        out.append(ANSI_RE.sub('', line).expandtabs(8).rstrip())
+    return out
+
+
+@dataclass(eq=False)
+class Node:
+    """A KTAP test: a leaf case, or a suite (is_suite) with child tests."""
+    name: str = ''
+    number: int = 0
+    indent: int = 0                 # indentation of this suite's own lines
+    is_suite: bool = False
+    result: str = ''                # 'ok', 'not ok', or '' if never reported
+    directive: str = ''             # 'SKIP' or 'TODO'
+    reason: str = ''
+    plan: int = -1                  # -1: no plan line seen
+    plan_skip: bool = False
+    children: list = field(default_factory=list)
+    diag: list = field(default_factory=list)
+    pending: list = field(default_factory=list)   # unnamed diags for the next result
+    named: dict = field(default_factory=dict)     # "# case: ..." seen before its result
+    trailing: list = field(default_factory=list)  # unnamed diags left at the end
+
+
+class KtapParser:
+    """Builds the test tree from indentation. A suite's lines (header, plan,
+    results of its children) sit at one indentation; its own result line sits
+    at its parent's. Anything unrecognised (kernel log lines) is ignored."""
+
+    def __init__(self):
+        self.root, self.stack = None, []
+        self.diag_list, self.diag_indent = None, 0   # where continuation lines go
+
+    def feed(self, line):
+        if self.root is None:      # tolerate junk (even on the same line) before it
+            m = HEADER_RE.search(line)
+            if m:
+                prefix = line[:m.start()]
+                self.root = Node(is_suite=True, indent=len(prefix) if not prefix.strip() else 0)
+                self.stack = [self.root]
+            return
+        body = line.lstrip(' ')
+        ind = len(line) - len(body)
+        if not body or TIMESTAMP_RE.match(body):
+            return
+        if HEADER_RE.fullmatch(body) or SUBTEST_RE.match(body):
+            node = self._start_suite(ind)
+            m = SUBTEST_RE.match(body)
+            if m and node is not None:
+                node.name = m.group(1).strip()
+        elif PLAN_RE.match(body):
+            m = PLAN_RE.match(body)
+            self._descend_to(ind)
+            if self.top.plan < 0:
+                self.top.plan = int(m.group(1))
+                self.top.plan_skip = bool(m.group(2) and DIRECTIVE_RE.match(m.group(2)))
+        elif RESULT_RE.match(body):
+            self._descend_to(ind)
+            self._add_result(*RESULT_RE.match(body).groups())
+        elif body.startswith('#'):
+            self._diag(ind, body)
+            return
+        elif self.diag_list is not None and ind >= self.diag_indent:
+            if len(self.diag_list) < MAX_DIAG:   # e.g. "Expected x == y, but" lines
+                self.diag_list.append(line[self.diag_indent:])
+            return
+        else:
+            return
+        self.diag_list = None
+
+    @property
+    def top(self):
+        return self.stack[-1]
+
+    def _open(self, indent):
+        parent = self.top
+        node = Node(is_suite=True, indent=indent, number=len(parent.children) + 1)
+        parent.children.append(node)
+        self.stack.append(node)
+        return node
+
+    def _pop(self):
+        node = self.stack.pop()
+        node.trailing, node.pending = node.pending, []
+
+    def _descend_to(self, indent):
+        """Make the suite whose lines sit at `indent` the top (plan/result lines)."""
+        while len(self.stack) > 1 and self.top.indent > indent:
+            self._pop()
+        if self.top.indent < indent:     # subtest without a header: open it
+            self._open(indent)
+
+    def _start_suite(self, indent):
+        """A header or '# Subtest:' line starts a suite at `indent`."""
+        while len(self.stack) > 1 and self.top.indent > indent:
+            self._pop()
+        top = self.top
+        if top.indent < indent:
+            return self._open(indent)
+        if top is self.root:
+            return None                  # stray repeated top-level header
+        if not top.children and top.plan < 0:
+            return top                   # "KTAP version 1" then "# Subtest: x"
+        self._pop()                      # sibling of an unfinished suite
+        return self._open(indent)
+
+    def _add_result(self, ok, number, rest):
+        suite, number = self.top, int(number)
+        name, _, tail = rest.partition('#')
+        name = name.strip()
+        last = suite.children[-1] if suite.children else None
+        if last is not None and last.is_suite and not last.result and last.number == number:
+            node = last                  # the result line of a finished subtest
+            node.name = node.name or name
+        else:
+            node = Node(name=name, number=number, indent=suite.indent)
+            suite.children.append(node)
+        node.result = ok
+        m = DIRECTIVE_RE.match(tail) if tail else None
+        if m:
+            node.directive, node.reason = m.group(1).upper(), m.group(2).strip()
+        else:                            # e.g. "not ok 3 foo # no such suite"
+            node.reason = tail.strip()
+        earlier = suite.pending + suite.named.pop(node.name, []) + suite.named.pop(name, [])
+        node.diag = earlier + node.diag
+        suite.pending = []
+
+    def _diag(self, ind, body):
+        # The innermost open suite at or above this indentation owns the line.
+        suite = next((s for s in reversed(self.stack) if s.indent <= ind), self.root)
+        m = NAMED_DIAG_RE.match(body)
+        target = suite.pending
+        if m:    # "# name: ..." goes to test `name`, whether already reported or not
+            name = m.group(1)
+            target = next((c.diag for c in reversed(suite.children) if c.name == name), None)
+            if target is None:
+                target = next((s.diag for s in self.stack if s.name == name), None)
+            if target is None:
+                target = suite.named.setdefault(name, [])
+        if len(target) < MAX_DIAG:
+            target.append(body)
+        self.diag_list, self.diag_indent = target, ind
+
+    def finish(self):
+        while len(self.stack) > 1:
+            self._pop()
+        if self.root is not None:
+            self.root.trailing = self.root.pending
+        return self.root
+
+
+def parse_ktap(lines):
+    """Parse cleaned lines; returns the root Node or None if there is no KTAP."""
+    parser = KtapParser()
+    for line in lines:
+        parser.feed(line)
+    return parser.finish()
+
+
+# -------------------------------------------------------------- counting --
+@dataclass
+class Failure:
+    path: list
+    why: str
+    diag: list
+    explicit: bool        # a real "not ok" line, not a missing/unreported test
+
+
+@dataclass
+class Tally:
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    failures: list = field(default_factory=list)
+
+    @property
+    def total(self):
+        return self.passed + self.failed + self.skipped
+
+    def fail(self, path, why, diag=(), explicit=False):
+        self.failed += 1
+        self.failures.append(Failure(path, why, list(diag), explicit))
+
+    def add(self, other):
+        self.passed += other.passed
+        self.failed += other.failed
+        self.skipped += other.skipped
+        self.failures += other.failures
+
+
+def count_missing(node, path, t, died):
+    """Cases the plan promised but never reported: each one is a failure."""
+    seen = len(node.children)
+    if node.plan > seen:
+        last = node.children[-1] if node.children else None
+        after = f'after case {last.number} ({last.name})' if last else 'before its first case'
+        for k in range(seen + 1, node.plan + 1):
+            t.fail(path + [f'#{k}'], f'missing: {died} {after}',
+                   node.trailing if k == seen + 1 else ())
+
+
+def tally(node, path, t, died):
+    """Count leaf cases under `node` into `t`; a suite counts its cases."""
+    total0, failed0 = t.total, t.failed
+    for child in node.children:
+        tally(child, path + [child.name or f'#{child.number}'], t, died)
+    count_missing(node, path, t, died)
+    if t.total == total0:           # nothing below: the node is the unit itself
+        if node.directive or node.plan_skip:
+            t.skipped += 1
+        elif node.result == 'ok':
+            t.passed += 1
+        elif node.result == 'not ok':
+            t.fail(path, node.reason, node.diag, explicit=True)
+        else:
+            t.fail(path, f'no result: {died}', node.diag + node.trailing)
+    elif node.result == 'not ok' and not node.directive and t.failed == failed0:
+        t.fail(path, 'reported not ok, though none of its cases failed', node.diag, True)
+
+
+def summarize(root, died):
+    """[(label, Tally)] per top-level suite; top-level leaves share label ''."""
+    groups, leaves = [], Tally()
+    for child in root.children:
+        if child.is_suite:
+            t = Tally()
+            tally(child, [child.name or f'#{child.number}'], t, died)
+            groups.append((child.name or f'#{child.number}', t))
+        else:
+            tally(child, [child.name or f'#{child.number}'], leaves, died)
+    if leaves.total:
+        groups.insert(0, ('', leaves))
+    missing = Tally()
+    count_missing(root, [], missing, died)
+    if missing.total:
+        groups.append(('missing tests', missing))
+    return groups
+
+
+# -------------------------------------------------------- classification --
+def panic_excerpt(lines):
+    """From 'Kernel panic' through the end of its Call Trace (<= 30 lines)."""
+    p = next((i for i, l in enumerate(lines) if PANIC_MARK in l), None)
+    if p is None:
+        return []
+    t = next((i for i in range(p, min(len(lines), p + 30)) if TRACE_MARK in lines[i]), None)
+    if t is None:     # Linux oops style: the trace came before the panic line
+        t = next((i for i in range(p - 1, max(-1, p - 30), -1) if TRACE_MARK in lines[i]), None)
+        return lines[t:p + 1] if t is not None else lines[p:p + 10]
+    end = t + 1
+    while end < len(lines) and end - p < 30 and re.search(
+            r'\[<[0-9a-fA-F]+>\]|<TASK>|</TASK>|\S\+0x[0-9a-f]+', lines[end]):
+        end += 1
+    return lines[p:end]
+
+
+def tail(lines, n=TAIL):
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return lines[-n:]
+
+
+DESCRIBE = {'pass': 'all tests passed', 'fail': 'test failures',
+            'fault': 'test failures with a Call Trace', 'panic': 'a kernel panic',
+            'timeout': 'a timeout', 'noreport': 'no status reported (exit 3)',
+            'error': 'a qemu/tool error', 'crash': 'a crash', 'noktap': 'no KTAP output'}
+
+
+@dataclass
+class Outcome:
+    cls: str
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    report: list = field(default_factory=list)
+
+
+def evaluate(job, rc, timed_out, text, log_path='', error=''):
+    """Classify a finished job from its exit status and output; pure function.
+    rc is None when the job could not be started (error says why)."""
+    lines = clean_lines(text)
+    root = parse_ktap(lines)
+    guest = job.kind != 'host'
+    died = 'guest died/timed out' if guest else 'output ended'
+    has_panic = any(PANIC_MARK in l for l in lines)
+    has_trace = any(TRACE_MARK in l for l in lines)
+    groups = summarize(root, died) if root else []
+    ktap = Tally()
+    for _, t in groups:
+        ktap.add(t)
+    explicit = sum(f.explicit for f in ktap.failures)
+
+    # How did the job end? A problem is an abnormal end: it always costs at
+    # least one failure, so a crash can never look like a pass.
+    problem, evidence, disagree = '', [], ''
+    if rc is None:
+        cls, problem, evidence = 'error', f'could not run: {error}', []
+    elif has_panic or (guest and rc == 2):
+        cls, problem = 'panic', f'kernel panic (exit {rc})'
+        evidence = panic_excerpt(lines) or ['no "Kernel panic" line in the log; last lines:'] + tail(lines)
+    elif timed_out or (guest and rc == 124):
+        cls, problem = 'timeout', f'timed out after {job.timeout:g} s'
+        evidence = [f'last {TAIL} lines:'] + tail(lines)
+    elif guest and rc == 3:
+        cls, problem = 'noreport', 'guest ended without reporting a status (triple fault/reset?) (exit 3)'
+        evidence = tail(lines)
+    elif rc < 0:
+        cls, problem, evidence = 'crash', f'killed by signal {-rc}', tail(lines)
+    elif guest and rc not in (0, 1):
+        cls = 'error'
+        problem = f'qemu/tool error (exit {rc})' if rc == 4 else f'unexpected exit status {rc}'
+        evidence = tail(lines)
+    elif root is None:
+        cls, problem, evidence = 'noktap', f'no KTAP output (exit {rc})', tail(lines)
+    elif ktap.total == 0 and root.plan != 0:
+        cls, problem, evidence = 'noktap', f'KTAP output has no test results (exit {rc})', tail(lines)
+    else:
+        failing = ktap.failed > 0 or rc != 0
+        cls = ('fault' if has_trace else 'fail') if failing else 'pass'
+        if (ktap.failed > 0) != (rc != 0):
+            disagree = (f'exit status {rc} disagrees with KTAP '
+                        f'({"all ok" if not ktap.failed else f"{ktap.failed} failed"})')
+
+    out = Outcome(cls, ktap.passed, ktap.failed, ktap.skipped)
+    for label, t in groups:
+        out.report.append(suite_line(job.name, label, t))
+    if problem:
+        out.report.append(f'FAIL  {job.name}: {problem}')
+        out.failed += ktap.failed == 0
+    if disagree:
+        out.report.append(f'FAIL  {job.name}: {disagree}')
+        out.failed += 1
+    if out.failed:
+        out.report.append(f'    --- {job.name}: evidence (log: {log_path})')
+        for f in ktap.failures[:10]:
+            out.report.append(f'    not ok {".".join(f.path)}' + (f': {f.why}' if f.why else ''))
+            out.report += ['        ' + d for d in f.diag[:10]]
+        if len(ktap.failures) > 10:
+            out.report.append(f'    ... and {len(ktap.failures) - 10} more')
+        if problem and evidence:
+            out.report.append(f'    {problem}:')
+            out.report += ['        ' + l for l in evidence]
+
+    if job.expect:   # self-test: only the exact expected ending, with evidence, passes
+        ok, why = check_expect(job, cls, has_panic, has_trace, explicit, disagree)
+        details = ['    ' + l for l in out.report] if not ok else []
+        out = Outcome(cls, int(ok), int(not ok), 0,
+                      [f'{"PASS" if ok else "FAIL"}  {job.name}: expect={job.expect}: {why}'] + details)
+    return out
+
+
+def check_expect(job, cls, has_panic, has_trace, explicit, disagree):
+    got = f'got {DESCRIBE[cls]}'
+    if job.expect == 'panic':
+        if cls != 'panic':
+            return False, got
+        if not has_panic:
+            return False, f'exit status 2 but no "{PANIC_MARK}" line in the log'
+        if not has_trace:
+            return False, f'kernel panic but no "{TRACE_MARK}" backtrace in the log'
+        return True, 'kernel panic with Call Trace'
+    if job.expect == 'timeout':
+        return (cls == 'timeout'), (f'killed after {job.timeout:g} s' if cls == 'timeout' else got)
+    if cls not in ('fail', 'fault') or (job.expect == 'fault' and cls != 'fault'):
+        return False, got
+    if not explicit:
+        return False, f'{got}, but no explicit "not ok" case'
+    if disagree:
+        return False, disagree
+    return True, 'not ok case with Call Trace' if job.expect == 'fault' else 'not ok case reported'
+
+
+def suite_line(job_name, label, t):
+    word = 'FAIL' if t.failed else ('SKIP' if not t.passed and t.skipped else 'PASS')
+    detail = f'{t.passed}/{t.total}'
+    if t.failed:
+        # Case names relative to the top-level suite (or full path for top-level leaves).
+        names = ['.'.join(f.path[1:] if label and len(f.path) > 1 else f.path) for f in t.failures]
+        detail += '; not ok: ' + ', '.join(names[:5]) + (f', ... (+{len(names) - 5})' if len(names) > 5 else '')
+    if t.skipped:
+        detail += f'; {t.skipped} skipped'
+    return f'{word}  {job_name}{": " + label if label else ""} ({detail})'
+
+
+# -------------------------------------------------------------- running ---
+_live, _live_lock, _echo_lock = set(), threading.Lock(), threading.Lock()
+
+
+def kill_group(proc):
+    """SIGTERM the job's process group, then SIGKILL whatever is left."""
+    for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _pump(stream, chunks, log, echo_prefix):
+    partial = b''
+    while True:
+        data = stream.read1(65536)
+        if not data:
+            break
+        chunks.append(data)
+        log.write(data)
+        log.flush()
+        if echo_prefix is None:
+            continue
+        with _echo_lock:
+            if echo_prefix == b'':           # one job at a time: echo verbatim
+                sys.stdout.buffer.write(data)
+            else:                            # parallel: whole lines, prefixed
+                *done, partial = (partial + data).split(b'\n')
+                for l in done:
+                    sys.stdout.buffer.write(echo_prefix + l + b'\n')
+            sys.stdout.flush()
+    if partial and echo_prefix:
+        with _echo_lock:
+            sys.stdout.buffer.write(echo_prefix + partial + b'\n')
+            sys.stdout.flush()
+
+
+def run_job(job, args):
+    log_path = Path(args.log_dir) / f'{job.name}.log'
+    shown = os.path.relpath(log_path)
+    if shown.startswith('..'):
+        shown = str(log_path.resolve())
+    env = dict(os.environ, TIMEOUT=f'{job.timeout:g}')
+    if job.kind == 'qemu':
+        argv = ['bash', args.run_qemu]
+        env.update(FIRMWARE=job.opts['firmware'], TOPOLOGY=job.opts['topology'],
+                   CMDLINE=job.opts.get('cmdline', ''))
+        if 'kernel' in job.opts:
+            env['KERNEL'] = job.opts['kernel']
+        deadline = job.timeout + QEMU_GRACE
+    elif job.kind == 'cmd':
+        argv, deadline = ['/bin/sh', '-c', job.target], job.timeout
+    else:
+        argv, deadline = [str(ROOT / job.target)], job.timeout
+    if args.verbose:
+        echo = b'' if args.jobs == 1 else f'{job.name}| '.encode()
+    else:
+        echo = None
+    with open(log_path, 'wb') as log:
+        start = time.monotonic()
+        try:
+            proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    start_new_session=True)   # own group: killable as a whole
+        except OSError as e:
+            log.write(f'runner: cannot run {argv[0]}: {e}\n'.encode())
+            return evaluate(job, None, False, '', shown, f'{argv[0]}: {e.strerror}')
+        with _live_lock:
+            _live.add(proc)
+        chunks = []
+        reader = threading.Thread(target=_pump, args=(proc.stdout, chunks, log, echo), daemon=True)
+        reader.start()
+        timed_out = False
+        try:
+            rc = proc.wait(timeout=deadline)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_group(proc)
+            rc = proc.wait()
+        reader.join(2)
+        if reader.is_alive():      # a straggler in the group still holds the pipe
+            kill_group(proc)
+            reader.join(5)
+        with _live_lock:
+            _live.discard(proc)
+        text = b''.join(chunks).decode('utf-8', 'replace')
+        log.write(f'\n==== runner: {job.describe()}: exit status {rc}'
+                  f'{" (killed by the runner: timeout)" if timed_out else ""}'
+                  f' after {time.monotonic() - start:.1f} s\n'.encode())
+    return evaluate(job, rc, timed_out, text, shown)
+
+
+def safe_run(job, args):
+    try:
+        return run_job(job, args)
+    except Exception as e:   # a runner bug must fail the job, not hide it
+        return Outcome('error', 0, 1, 0, [f'FAIL  {job.name}: runner error: {e!r}'])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0], epilog=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--plan', default=str(ROOT / 'tests/plan.txt'), help='plan file')
+    ap.add_argument('--only', action='append', default=[], metavar='NAME[,NAME]',
+                    help='run only these jobs (repeatable)')
+    ap.add_argument('--list', action='store_true', help='list the jobs and exit')
+    ap.add_argument('--jobs', '-j', type=int, default=1, metavar='J', help='jobs in parallel')
+    ap.add_argument('-v', '--verbose', action='store_true', help='echo job output live')
+    ap.add_argument('--log-dir', default=str(ROOT / 'build/test-logs'), help='where logs go')
+    ap.add_argument('--run-qemu', default=str(ROOT / 'scripts/run-qemu.sh'),
+                    help='script that qemu jobs run')
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error('--jobs must be at least 1')
+    try:
+        jobs = parse_plan(Path(args.plan).read_text(), args.plan)
+    except (OSError, PlanError) as e:
+        print(f'runner: {e}', file=sys.stderr)
+        return 2
+    if args.only:
+        wanted = [n for part in args.only for n in part.split(',') if n]
+        unknown = sorted(set(wanted) - {j.name for j in jobs})
+        if unknown:
+            print(f'runner: no such job: {", ".join(unknown)} (see --list)', file=sys.stderr)
+            return 2
+        jobs = [j for j in jobs if j.name in wanted]
+    if not jobs:
+        print(f'runner: no jobs in {args.plan}', file=sys.stderr)
+        return 2
+    if args.list:
+        width = max(len(j.name) for j in jobs)
+        for j in jobs:
+            print(f'{j.name:<{width}}  {j.describe()}')
+        return 0
+
+    Path(args.log_dir).mkdir(parents=True, exist_ok=True)
+    total = Outcome('')
+    pool = ThreadPoolExecutor(max_workers=args.jobs)
+    try:
+        # Results print in plan order, each as soon as it and those before it are done.
+        for fut in [pool.submit(safe_run, j, args) for j in jobs]:
+            out = fut.result()
+            print('\n'.join(out.report), flush=True)
+            total.passed += out.passed
+            total.failed += out.failed
+            total.skipped += out.skipped
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        with _live_lock:
+            for proc in list(_live):
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        print('runner: interrupted', file=sys.stderr)
+        return 130
+    pool.shutdown()
+    print(f'{total.passed} passed, {total.failed} failed'
+          + (f', {total.skipped} skipped' if total.skipped else ''))
+    return 0 if total.failed == 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

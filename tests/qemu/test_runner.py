@@ -1,0 +1,471 @@
+"""Tests of tests/qemu/runner.py: python3 -m unittest tests/qemu/test_runner.py
+
+Canned logs go through the parser and classifier (evaluate), and runner.py
+runs end to end on temporary plans of `cmd` jobs (and a fake run-qemu.sh).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import runner  # noqa: E402
+
+QEMU = runner.Job('vm', 'qemu', {'firmware': 'direct', 'topology': 'numa3'})
+HOST = runner.Job('host-lib', 'host', {}, 'build/tests/host/test_lib')
+
+
+def log(s):
+    return textwrap.dedent(s).lstrip('\n')
+
+
+def expect_job(kind, timeout=60):
+    return runner.Job('self', 'qemu', {'firmware': 'direct', 'topology': 'numa3'},
+                      timeout=timeout, expect=kind)
+
+
+ALL_PASS = log('''
+    KTAP version 1
+    1..2
+        KTAP version 1
+        # Subtest: boot
+        1..3
+        ok 1 cmdline_saved
+        ok 2 mmap_present
+        ok 3 - acpi_found
+    # boot: pass:3 fail:0 skip:0 total:3
+    ok 1 boot
+        KTAP version 1
+        # Subtest: traps
+        1..2
+        ok 1 breakpoint
+        ok 2 divide_error
+    ok 2 traps
+    ''')
+
+NOT_OK = log('''
+    KTAP version 1
+    1..2
+        KTAP version 1
+        # Subtest: boot
+        1..3
+        ok 1 cmdline_saved
+        ok 2 mmap_present
+        ok 3 acpi_found
+    ok 1 boot
+        KTAP version 1
+        # Subtest: traps
+        1..3
+        ok 1 breakpoint
+        not ok 2 divide_error
+        # divide_error: EXPECTATION FAILED at kernel/traps.c:42
+        Expected vector == 0, but
+            vector == 14
+    [    0.123456] traps: unrelated kernel log line
+        ok 3 page_fault
+    not ok 2 traps
+    ''')
+
+# Guest died (no panic message) after case 1 of 3 in the first of 2 suites.
+TRUNCATED = log('''
+    KTAP version 1
+    1..2
+        KTAP version 1
+        # Subtest: boot
+        1..3
+        ok 1 cmdline_saved
+    ''')
+
+PANIC = log('''
+    KTAP version 1
+    1..1
+        KTAP version 1
+        # Subtest: boot
+        1..2
+        ok 1 cmdline_saved
+    [    0.300000] Kernel panic - not syncing: selftest_panic requested
+    [    0.300001] CPU: 0 RIP: 0010:ffffffff80001234
+    [    0.300002] Call Trace:
+    [    0.300003]  [<ffffffff80001234>] ktest_selftest_panic+0x14/0x20
+    [    0.300004]  [<ffffffff80005678>] ktest_run+0x88/0x120
+    [    0.300005]  [<ffffffff80000100>] kmain+0x40/0x60
+    [    0.300006] ---[ end Kernel panic ]---
+    ''')
+
+FAULT = log('''
+    KTAP version 1
+    1..1
+        KTAP version 1
+        # Subtest: selftest
+        1..1
+        # selftest_fault: unexpected #PF at 0x0
+    [    0.2] Call Trace:
+    [    0.2]  [<ffffffff80001111>] selftest_fault+0x4/0x10
+        not ok 1 selftest_fault
+    not ok 1 selftest
+    ''')
+
+
+class ParserTest(unittest.TestCase):
+    def groups(self, text, died='guest died/timed out'):
+        return runner.summarize(runner.parse_ktap(runner.clean_lines(text)), died)
+
+    def test_all_pass(self):
+        g = self.groups(ALL_PASS)
+        self.assertEqual([(l, t.passed, t.failed, t.skipped) for l, t in g],
+                         [('boot', 3, 0, 0), ('traps', 2, 0, 0)])
+
+    def test_not_ok_with_diagnostics(self):
+        (_, boot), (_, traps) = self.groups(NOT_OK)
+        self.assertEqual((traps.passed, traps.failed), (2, 1))
+        f, = traps.failures
+        self.assertEqual(f.path, ['traps', 'divide_error'])
+        self.assertTrue(f.explicit)
+        self.assertEqual(f.diag[0], '# divide_error: EXPECTATION FAILED at kernel/traps.c:42')
+        self.assertEqual(f.diag[1:], ['Expected vector == 0, but', '    vector == 14'])
+
+    def test_skip(self):
+        g = self.groups(log('''
+            KTAP version 1
+            1..2
+                KTAP version 1
+                # Subtest: acpi
+                1..2
+                ok 1 madt # SKIP no ACPI
+                not ok 2 srat # skip: no SRAT
+            ok 1 acpi
+            ok 2 whole_suite # SKIP not built
+            '''))
+        self.assertEqual([(l, t.passed, t.failed, t.skipped) for l, t in g],
+                         [('', 0, 0, 1), ('acpi', 0, 0, 2)])
+        self.assertTrue(runner.suite_line('j', 'acpi', g[1][1]).startswith('SKIP  j: acpi (0/2'))
+
+    def test_nested_suites_count_leaves(self):
+        (label, t), = self.groups(log('''
+            KTAP version 1
+            1..1
+                KTAP version 1
+                # Subtest: mm
+                1..2
+                    KTAP version 1
+                    # Subtest: buddy
+                    1..2
+                    ok 1 alloc
+                    not ok 2 free
+                ok 1 buddy
+                ok 2 - vmm_map
+            not ok 1 mm
+            '''))
+        self.assertEqual((label, t.passed, t.failed), ('mm', 2, 1))
+        self.assertEqual(t.failures[0].path, ['mm', 'buddy', 'free'])
+        self.assertIn('not ok: buddy.free', runner.suite_line('j', label, t))
+
+    def test_result_comment_is_the_reason(self):
+        (_, t), = self.groups('KTAP version 1\n1..1\nnot ok 1 nosuch # no such suite\n')
+        self.assertEqual((t.failed, t.failures[0].why), (1, 'no such suite'))
+
+    def test_suite_not_ok_without_failing_case_counts(self):
+        (_, t), = self.groups('KTAP version 1\n1..1\n    1..1\n    ok 1 a\nnot ok 1 s\n')
+        self.assertEqual((t.passed, t.failed), (1, 1))
+
+    def test_truncated_plan_counts_missing_cases(self):
+        (_, boot), (label, missing) = self.groups(TRUNCATED)
+        self.assertEqual((boot.passed, boot.failed), (1, 2))
+        self.assertEqual([f.path for f in boot.failures], [['boot', '#2'], ['boot', '#3']])
+        self.assertEqual(boot.failures[0].why,
+                         'missing: guest died/timed out after case 1 (cmdline_saved)')
+        self.assertEqual((label, missing.failed), ('missing tests', 1))   # suite 2 never started
+
+    def test_headerless_kunit_style_and_pre_result_diag(self):
+        (_, t), = self.groups(log('''
+            TAP version 14
+            1..1
+                # Subtest: example
+                1..2
+                # simple: EXPECTATION FAILED at lib/example.c:29
+                Expected 1 + 1 == 3, but
+                not ok 1 simple
+                ok 2 other
+            not ok 1 example
+            '''))
+        self.assertEqual((t.passed, t.failed), (1, 1))
+        self.assertEqual(t.failures[0].diag,
+                         ['# simple: EXPECTATION FAILED at lib/example.c:29', 'Expected 1 + 1 == 3, but'])
+
+    def test_junk_and_escapes_before_ktap(self):
+        junk = ('\x1b[2J\x1b[01;01H\x1b[=3h\x1b[0m\x1b[37m\x1b[40mBdsDxe: loading Boot0001\r\n'
+                'SeaBIOS (version 1.16)\r\n\x00\xff garbage 1..7 ok 3 nope\r\n'
+                'Booting `Quire\'\r\n\x1b[0m\x1b[30m\x1b[40m\x1b[2J\x1b[01;01H')
+        g = self.groups(junk + ALL_PASS.replace('\n', '\r\n'))
+        self.assertEqual([(l, t.passed, t.failed) for l, t in g], [('boot', 3, 0), ('traps', 2, 0)])
+
+    def test_crlf_and_stray_cr(self):
+        text = NOT_OK.replace('\n', '\r\n').replace('    ok 1 breakpoint', 'junk\r    ok 1 breakpoint')
+        (_, boot), (_, traps) = self.groups(text)
+        self.assertEqual((boot.passed, traps.passed, traps.failed), (3, 2, 1))
+        self.assertFalse(any(l.endswith('\r') for f in traps.failures for l in f.diag))
+
+    def test_no_ktap(self):
+        self.assertIsNone(runner.parse_ktap(runner.clean_lines('SeaBIOS\nno tests here\n')))
+
+
+class EvaluateTest(unittest.TestCase):
+    def test_pass(self):
+        o = runner.evaluate(QEMU, 0, False, ALL_PASS)
+        self.assertEqual((o.cls, o.passed, o.failed, o.skipped), ('pass', 5, 0, 0))
+        self.assertEqual(o.report, ['PASS  vm: boot (3/3)', 'PASS  vm: traps (2/2)'])
+
+    def test_fail_report(self):
+        o = runner.evaluate(QEMU, 1, False, NOT_OK, 'build/test-logs/vm.log')
+        self.assertEqual((o.cls, o.passed, o.failed), ('fail', 5, 1))
+        self.assertEqual(o.report[:2], ['PASS  vm: boot (3/3)',
+                                        'FAIL  vm: traps (2/3; not ok: divide_error)'])
+        text = '\n'.join(o.report)
+        self.assertIn('evidence (log: build/test-logs/vm.log)', text)
+        self.assertIn('not ok traps.divide_error', text)
+        self.assertIn('EXPECTATION FAILED at kernel/traps.c:42', text)
+
+    def test_panic_always_fails_and_shows_trace(self):
+        o = runner.evaluate(QEMU, 2, False, PANIC)
+        self.assertEqual((o.cls, o.passed, o.failed), ('panic', 1, 1))   # missing case 2
+        text = '\n'.join(o.report)
+        self.assertIn('FAIL  vm: kernel panic (exit 2)', text)
+        self.assertIn('Kernel panic - not syncing: selftest_panic requested', text)
+        self.assertIn('[<ffffffff80000100>] kmain', text)
+        self.assertNotIn('end Kernel panic', text)        # excerpt stops after the trace
+
+    def test_panic_with_clean_ktap_still_fails(self):
+        o = runner.evaluate(QEMU, 2, False, ALL_PASS + 'Kernel panic - not syncing: late\n')
+        self.assertEqual((o.cls, o.passed, o.failed), ('panic', 5, 1))
+        # Even if the exit status claims success, a panic message is a panic.
+        o = runner.evaluate(QEMU, 0, False, ALL_PASS + 'Kernel panic - not syncing: late\n')
+        self.assertEqual((o.cls, o.failed), ('panic', 1))
+
+    def test_truncated_run_keeps_failures(self):
+        o = runner.evaluate(QEMU, 3, False, TRUNCATED)
+        self.assertEqual((o.cls, o.passed, o.failed), ('noreport', 1, 3))
+        self.assertIn('FAIL  vm: boot (1/3; not ok: #2, #3)', o.report)
+        self.assertIn('missing: guest died/timed out after case 1', '\n'.join(o.report))
+
+    def test_timeout(self):
+        for rc, killed in ((124, False), (-9, True)):
+            o = runner.evaluate(QEMU, rc, killed, ALL_PASS + 'spinning\n')
+            self.assertEqual((o.cls, o.passed, o.failed), ('timeout', 5, 1))
+            self.assertIn('FAIL  vm: timed out after 60 s', o.report)
+            self.assertIn('        spinning', o.report)
+
+    def test_abnormal_ends(self):
+        for rc, cls, words in ((3, 'noreport', 'without reporting'), (4, 'error', 'qemu/tool error'),
+                               (7, 'error', 'unexpected exit status 7')):
+            o = runner.evaluate(QEMU, rc, False, ALL_PASS)
+            self.assertEqual((o.cls, o.failed), (cls, 1))
+            self.assertIn(words, '\n'.join(o.report))
+
+    def test_no_ktap(self):
+        for rc in (0, 1):
+            o = runner.evaluate(QEMU, rc, False, 'SeaBIOS\nbooting\n')
+            self.assertEqual((o.cls, o.passed, o.failed), ('noktap', 0, 1))
+            self.assertIn(f'FAIL  vm: no KTAP output (exit {rc})', o.report)
+        o = runner.evaluate(QEMU, 0, False, 'KTAP version 1\n')
+        self.assertEqual((o.cls, o.failed), ('noktap', 1))
+
+    def test_exit_status_disagrees(self):
+        o = runner.evaluate(QEMU, 0, False, NOT_OK)
+        self.assertEqual(o.failed, 2)
+        self.assertIn('FAIL  vm: exit status 0 disagrees with KTAP (1 failed)', o.report)
+        o = runner.evaluate(QEMU, 1, False, ALL_PASS)
+        self.assertEqual((o.passed, o.failed), (5, 1))
+        self.assertIn('FAIL  vm: exit status 1 disagrees with KTAP (all ok)', o.report)
+
+    def test_host_jobs(self):
+        flat = 'TAP version 14\n1..3\nok 1 a\nok 2 - b\nok 3 c # SKIP\n'
+        o = runner.evaluate(HOST, 0, False, flat)
+        self.assertEqual(o.report, ['PASS  host-lib (2/3; 1 skipped)'])
+        o = runner.evaluate(HOST, 2, False, flat)
+        self.assertEqual(o.failed, 1)
+        self.assertIn('FAIL  host-lib: exit status 2 disagrees with KTAP (all ok)', o.report)
+        o = runner.evaluate(HOST, -11, False, 'KTAP version 1\n1..3\nok 1 a\n')
+        self.assertEqual((o.cls, o.passed, o.failed), ('crash', 1, 2))
+        self.assertIn('missing: output ended after case 1 (a)', '\n'.join(o.report))
+        o = runner.evaluate(HOST, None, False, '', error='test_lib: No such file')
+        self.assertEqual((o.cls, o.failed), ('error', 1))
+
+
+class ExpectTest(unittest.TestCase):
+    def check(self, expect, rc, text, timed_out=False, passes=True):
+        o = runner.evaluate(expect_job(expect, 15), rc, timed_out, text)
+        self.assertEqual((o.passed, o.failed, o.skipped), (int(passes), int(not passes), 0), o.report)
+        self.assertTrue(o.report[0].startswith(('PASS' if passes else 'FAIL') + '  self: expect='))
+        return o
+
+    def test_panic(self):
+        self.check('panic', 2, PANIC)
+        o = self.check('panic', 2, PANIC.replace('Call Trace:', 'trace:'), passes=False)
+        self.assertIn('no "Call Trace:"', o.report[0])
+        o = self.check('panic', 2, ALL_PASS, passes=False)
+        self.assertIn('no "Kernel panic', o.report[0])
+        self.check('panic', 0, ALL_PASS, passes=False)
+        self.check('panic', 124, TRUNCATED, timed_out=True, passes=False)
+
+    def test_fault(self):
+        self.check('fault', 1, FAULT)
+        self.check('fault', 0, FAULT, passes=False)                  # status disagrees
+        self.check('fault', 1, FAULT.replace('Call Trace', 'Trace'), passes=False)
+        self.check('fault', 2, PANIC, passes=False)
+        self.check('fault', 1, TRUNCATED + '[ 1.0] Call Trace:\n', passes=False)  # no real not ok
+
+    def test_fail(self):
+        self.check('fail', 1, NOT_OK)
+        self.check('fail', 1, FAULT)
+        self.check('fail', 0, ALL_PASS, passes=False)
+        o = self.check('fail', 1, ALL_PASS, passes=False)
+        self.assertIn('disagrees', '\n'.join(o.report))
+
+    def test_timeout(self):
+        o = self.check('timeout', 124, TRUNCATED)
+        self.assertIn('killed after 15 s', o.report[0])
+        self.check('timeout', -15, 'booting\n', timed_out=True)
+        self.check('timeout', 0, ALL_PASS, passes=False)
+        self.check('timeout', 2, PANIC, timed_out=True, passes=False)  # a panic is no hang
+
+
+class PlanTest(unittest.TestCase):
+    def test_syntax(self):
+        jobs = runner.parse_plan(log('''
+            # comment
+            h   host build/t/x timeout=5   # trailing comment
+            q   qemu firmware=uefi topology=numa3 cmdline="ktest=all mem=64M" expect=panic
+            c   cmd timeout=2 expect=fail -- printf 'KTAP version 1 # not a comment\\n'; exit 1
+            '''))
+        self.assertEqual([(j.name, j.kind, j.timeout, j.expect) for j in jobs],
+                         [('h', 'host', 5, ''), ('q', 'qemu', 60, 'panic'), ('c', 'cmd', 2, 'fail')])
+        self.assertEqual(jobs[0].target, 'build/t/x')
+        self.assertEqual(jobs[1].opts['cmdline'], 'ktest=all mem=64M')
+        self.assertEqual(jobs[2].target, "printf 'KTAP version 1 # not a comment\\n'; exit 1")
+
+    def test_errors(self):
+        for bad in ('x', 'x vm', 'x qemu topology=a firmware=floppy', 'x qemu firmware=bios',
+                    'x host', 'x host a b', 'x qemu firmware=bios topology=a colour=red',
+                    'x qemu firmware=bios topology=a expect=maybe', 'x cmd true',
+                    'x host a timeout=-1', 'a/b host a', 'x host a\nx host b',
+                    'x qemu firmware=bios topology=a cmdline="unterminated'):
+            with self.assertRaises(runner.PlanError, msg=bad):
+                runner.parse_plan(bad)
+
+    def test_real_plan(self):
+        jobs = {j.name: j for j in runner.parse_plan((HERE.parent / 'plan.txt').read_text())}
+        self.assertEqual(jobs['host-lib'].target, 'build/tests/host/test_lib')
+        self.assertEqual(jobs['uefi-numa3'].timeout, 120)
+        self.assertEqual(jobs['selftest-hang'].expect, 'timeout')
+        self.assertEqual(jobs['selftest-hang'].timeout, 15)
+        self.assertEqual(jobs['selftest-panic'].opts['cmdline'], 'ktest=selftest_panic')
+        # Every self-test kind the harness relies on is in the plan.
+        self.assertLessEqual({'', 'fault', 'panic', 'timeout', 'fail'},
+                             {j.expect for j in jobs.values()})
+        self.assertEqual(jobs['clang-direct-numa3'].opts['kernel'], 'build/clang/quire.elf')
+
+
+class EndToEndTest(unittest.TestCase):
+    """runner.py as `make test` runs it, on plans of fake jobs."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_plan(self, plan, *opts):
+        (self.dir / 'plan.txt').write_text(log(plan))
+        p = subprocess.run([sys.executable, str(HERE / 'runner.py'), '--plan', str(self.dir / 'plan.txt'),
+                            '--log-dir', str(self.dir / 'logs'), *opts],
+                           capture_output=True, text=True, timeout=120)
+        return p.returncode, p.stdout, p.stderr
+
+    def ktap_file(self, name, text):
+        path = self.dir / name
+        path.write_text(text)
+        return path
+
+    def test_mixed_plan(self):
+        ok, bad, panic = (self.ktap_file('ok', ALL_PASS), self.ktap_file('bad', NOT_OK),
+                          self.ktap_file('panic', PANIC))
+        pidfile = self.dir / 'pid'
+        rc, out, err = self.run_plan(f'''
+            good      cmd -- cat {ok}
+            bad       cmd -- cat {bad}; exit 1
+            died      cmd -- cat {panic}; exit 2
+            silent    cmd -- echo just noise
+            want-pan  cmd expect=panic -- cat {panic}; exit 2
+            want-hang cmd timeout=1 expect=timeout -- echo KTAP version 1; sleep 300 & echo $! > {pidfile}; wait
+            ''')
+        self.assertEqual(rc, 1, out + err)
+        lines = out.splitlines()
+        # passed: 5 + 5 cases, 1 before the panic, 2 self-tests; failed: divide_error,
+        # the case the panic cut off (the panic itself adds none on top), no KTAP.
+        self.assertEqual(lines[-1], '13 passed, 3 failed')
+        for want in ('PASS  good: boot (3/3)', 'FAIL  bad: traps (2/3; not ok: divide_error)',
+                     'FAIL  died: kernel panic (exit 2)', 'FAIL  silent: no KTAP output (exit 0)',
+                     'PASS  want-pan: expect=panic: kernel panic with Call Trace',
+                     'PASS  want-hang: expect=timeout: killed after 1 s'):
+            self.assertIn(want, lines)
+        self.assertLess(lines.index('PASS  good: boot (3/3)'), lines.index('FAIL  died: kernel panic (exit 2)'))
+        self.assertEqual((self.dir / 'logs/bad.log').read_text().split('\n====')[0], NOT_OK)
+        # The runner killed the whole process group, including the background sleep.
+        pid = int(pidfile.read_text())
+        time.sleep(0.2)
+        stat = Path(f'/proc/{pid}/stat')
+        self.assertTrue(not stat.exists() or stat.read_text().split(') ')[1][0] == 'Z')
+
+    def test_all_pass_skip_and_parallel(self):
+        ok = self.ktap_file('ok', ALL_PASS)
+        skip = self.ktap_file('skip', 'KTAP version 1\n1..2\nok 1 a\nok 2 b # SKIP no hw\n')
+        rc, out, _ = self.run_plan(f'''
+            a cmd -- sleep 0.5; cat {ok}
+            b cmd -- cat {skip}
+            ''', '--jobs', '2')
+        self.assertEqual(rc, 0)
+        self.assertEqual(out.splitlines(), ['PASS  a: boot (3/3)', 'PASS  a: traps (2/2)',
+                                            'PASS  b (1/2; 1 skipped)', '6 passed, 0 failed, 1 skipped'])
+
+    def test_only_list_and_usage_errors(self):
+        plan = 'a cmd -- exit 0\nb cmd -- cat /nonexistent; exit 1\nc cmd -- exit 3\n'
+        rc, out, _ = self.run_plan(plan, '--list')
+        self.assertEqual((rc, [l.split()[0] for l in out.splitlines()]), (0, ['a', 'b', 'c']))
+        rc, out, _ = self.run_plan(plan, '--only', 'b,c')
+        self.assertEqual((rc, out.splitlines()[-1]), (1, '0 passed, 2 failed'))
+        self.assertFalse((self.dir / 'logs/a.log').exists())
+        rc, _, err = self.run_plan(plan, '--only', 'zz')
+        self.assertEqual(rc, 2)
+        self.assertIn('no such job: zz', err)
+        rc, _, err = self.run_plan('a bogus\n')
+        self.assertEqual(rc, 2)
+        self.assertIn('plan.txt:1: unknown kind', err)
+
+    def test_qemu_job_environment_and_verbose(self):
+        fake = self.dir / 'run-qemu.sh'
+        fake.write_text(log('''
+            printf 'SeaBIOS\\r\\n\\033[2JKTAP version 1\\r\\n1..1\\r\\n'
+            printf '# env %s|%s|%s|%s\\r\\n' "$FIRMWARE" "$TOPOLOGY" "$CMDLINE" "$TIMEOUT"
+            echo "run-qemu: some stderr" >&2
+            [ "$CMDLINE" = "ktest=all x=1" ] && { echo "ok 1 env"; exit 0; }
+            echo "not ok 1 env"; exit 1
+            '''))
+        rc, out, _ = self.run_plan('''
+            vm qemu firmware=bios topology=uma cmdline="ktest=all x=1" timeout=7
+            host host build/does/not/exist
+            ''', '--run-qemu', str(fake), '-v')
+        self.assertIn('# env bios|uma|ktest=all x=1|7', out)       # echoed live by -v
+        self.assertIn('PASS  vm (1/1)', out)
+        self.assertIn('FAIL  host: could not run:', out)
+        self.assertEqual((rc, out.splitlines()[-1]), (1, '1 passed, 1 failed'))
+        self.assertIn('run-qemu: some stderr', (self.dir / 'logs/vm.log').read_text())
+
+
+if __name__ == '__main__':
+    unittest.main()
