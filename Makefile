@@ -6,11 +6,12 @@
 #                     CMDLINE="...", QEMU_EXTRA="..."); exits with the guest's status
 #   make gdb          boot paused and attach gdb with the kernel's symbols
 #   make test         every test; ends with "N passed, N failed"
-#   make host-tests   only the host unit tests (ASan + UBSan)
+#   make test-host    only the host unit tests (ASan + UBSan), no QEMU
+#   make bench        benchmarks on the host and in QEMU: build/bench/results.csv
 #
 # Toolchain: the host gcc and binutils by default; CROSS_COMPILE=x86_64-elf-
 # for a cross toolchain; CC=clang LD=ld.lld for LLVM. WERROR=0 turns off
-# -Werror. OPT=-Og builds for easier debugging (default -O2; use a separate
+# -Werror. DEBUG_MM=0 drops the mm debug checks. OPT=-Og builds for easier debugging (default -O2; use a separate
 # BUILD= directory). V=1 shows the commands.
 
 BUILD ?= build
@@ -54,6 +55,11 @@ endif
 ifeq ($(WERROR),1)
 KERNEL_CFLAGS += -Werror
 endif
+# Debug checks in mm (page poisoning, slab red zones): on unless DEBUG_MM=0.
+DEBUG_MM ?= 1
+ifeq ($(DEBUG_MM),1)
+KERNEL_CFLAGS += -DDEBUG_MM
+endif
 KERNEL_ASFLAGS := -g -D__ASSEMBLER__ -MMD -MP $(ARCH_INCLUDE)
 ifeq ($(CC_IS_CLANG),y)
 KERNEL_ASFLAGS += --target=x86_64-unknown-none-elf
@@ -62,16 +68,24 @@ KERNEL_LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 -T li
 
 # ---- kernel sources: every .c and .S under these directories ----
 KERNEL_DIRS := arch/x86_64/boot arch/x86_64/kernel arch/x86_64/lib arch/x86_64/mm \
-	kernel lib mm drivers tests/kernel
+	kernel lib mm drivers drivers/acpi tests/kernel
 KERNEL_SRCS := $(sort $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c $(d)/*.S)))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS))
 
 KERNEL := $(BUILD)/quire.elf
 ISO := $(BUILD)/quire.iso
 
-.PHONY: all kernel iso run gdb test host-tests deps clean bench
+.PHONY: all kernel iso run gdb test test-host host-tests deps clean bench
 all: kernel
 kernel: $(KERNEL)
+
+# Rebuild everything when the compiler or its flags change (make cannot see that).
+$(BUILD)/kernel.flags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CC) $(KERNEL_CFLAGS) $(KERNEL_ASFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(KERNEL_CFLAGS) $(KERNEL_ASFLAGS)' > $@
+$(KERNEL_OBJS): $(BUILD)/kernel.flags
+.PHONY: FORCE
 
 $(BUILD)/obj/%.c.o: %.c
 	@mkdir -p $(dir $@)
@@ -134,18 +148,31 @@ gdb: $(KERNEL) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
 # ---- tests ----
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-	-Iinclude -Iarch/host/include -include tests/host/host_names.h -DQUIRE_HOST
+	-Iinclude -Iarch/host/include -include tests/host/host_names.h -DQUIRE_HOST -DDEBUG_MM
 HOST_LIB_SRCS := lib/string.c lib/vsprintf.c kernel/cmdline.c kernel/printk.c \
-	$(wildcard arch/host/*.c)
+	$(wildcard drivers/acpi/*.c) $(wildcard mm/*.c) $(wildcard arch/host/*.c)
+HOST_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_LIB_SRCS))
+HOST_LIB := $(BUILD)/host/libquire-host.a
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(wildcard tests/host/test_*.c))
 
-$(BUILD)/tests/host/%: tests/host/%.c $(HOST_LIB_SRCS) $(wildcard tests/host/*.h include/quire/*.h)
+# The generic code (lib/, mm/, drivers/acpi, ...) on arch/host, built once.
+$(BUILD)/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $<")
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(HOST_LIB): $(HOST_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/host/%: tests/host/%.c $(HOST_LIB) $(wildcard tests/host/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_LIB_SRCS)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -MMD -MP -o $@ $< $(HOST_LIB) -lpthread
 
-host-tests: $(HOST_TESTS)
-	@for t in $(HOST_TESTS); do $$t || exit 1; done
+# Only the host tests, through the runner (seconds, no QEMU).
+HOST_JOBS = $(shell awk '$$2 == "host" { printf "%s%s", sep, $$1; sep = "," }' tests/plan.txt)
+test-host host-tests: $(HOST_TESTS)
+	$(Q)python3 tests/qemu/runner.py --plan tests/plan.txt --only $(HOST_JOBS)
 
 # make test: build everything (gcc and clang kernels, the ISO, the host
 # tests), check the runner itself, then run every job of tests/plan.txt.
@@ -157,8 +184,36 @@ test:
 	$(Q)python3 -m unittest -q tests/qemu/test_runner.py
 	$(Q)python3 tests/qemu/runner.py --plan tests/plan.txt --jobs $(TEST_JOBS)
 
-bench:
-	@echo "make bench: no benchmarks yet (they arrive with the mm fast paths)"; exit 1
+# ---- benchmarks (make bench; never part of make test; docs/bench.md) ----
+# The host benchmarks link the same generic code as the host tests, plus the
+# benchmark runner, built for speed: -O2 and no sanitizers, in objects of
+# their own under $(BUILD)/bench/host. A host benchmark is one file,
+# tests/host/bench_NAME.c (it includes the kernel's tests/kernel/bench_NAME.c).
+BENCH_HOST_CFLAGS := $(filter-out -O% -fsanitize=% -fno-sanitize-recover=%,$(HOST_CFLAGS)) -O2
+BENCH_HOST_OBJS := $(patsubst %.c,$(BUILD)/bench/host/%.o,$(HOST_LIB_SRCS) kernel/kbench.c)
+BENCH_HOST_LIB := $(BUILD)/bench/host/libquire-bench.a
+HOST_BENCHES := $(patsubst tests/host/%.c,$(BUILD)/bench/host/%,$(wildcard tests/host/bench_*.c))
+# More options for scripts/bench.py, e.g. BENCH_ARGS="--only host".
+BENCH_ARGS ?=
+
+$(BUILD)/bench/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(HOSTCC) $(BENCH_HOST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BENCH_HOST_LIB): $(BENCH_HOST_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bench/host/bench_%: tests/host/bench_%.c $(BENCH_HOST_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(HOSTCC) $(BENCH_HOST_CFLAGS) -MMD -MP -o $@ $< $(BENCH_HOST_LIB) -lpthread
+
+# Host benchmarks, then the kernel's on QEMU (TCG, then -icount shift=0);
+# rows go to $(BUILD)/bench/results.csv, tables to the terminal.
+bench: $(KERNEL) $(HOST_BENCHES)
+	@scripts/deps.sh --for run
+	$(Q)python3 scripts/bench.py --build $(BUILD) --kernel $(KERNEL) $(BENCH_ARGS) $(HOST_BENCHES)
 
 deps:
 	@scripts/deps.sh --for test
@@ -166,4 +221,5 @@ deps:
 clean:
 	rm -rf $(BUILD)
 
--include $(KERNEL_OBJS:.o=.d)
+-include $(KERNEL_OBJS:.o=.d) $(HOST_OBJS:.o=.d) $(HOST_TESTS:=.d) \
+	$(BENCH_HOST_OBJS:.o=.d) $(HOST_BENCHES:=.d)

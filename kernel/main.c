@@ -7,13 +7,21 @@
 #include <quire/bootinfo.h>
 #include <quire/cmdline.h>
 #include <quire/ktest.h>
+#include <quire/kbench.h>
 #include <quire/power.h>
 #include <quire/printk.h>
 #include <quire/time.h>
+#include <quire/numa.h>
+#include <quire/mm.h>
+#include <quire/slab.h>
 
 static char ktest_spec[256];
 CMDLINE_STRING("ktest", ktest_spec,
 	       "run in-kernel tests: 'all' or a comma-separated list of suites, then power off");
+
+static char bench_spec[256];
+CMDLINE_STRING("bench", bench_spec,
+	       "run benchmarks: 'all' or a comma-separated list, then power off (make bench)");
 
 static const char *mem_type_name(u32 type)
 {
@@ -52,14 +60,26 @@ static void report_boot_info(void)
 		pr_warn("boot: the loader gave no ACPI RSDP\n");
 }
 
+extern bool memstat_at_boot;
+
 void start_kernel(void)
 {
 	report_boot_info();
+	numa_print_summary();
+	if (memstat_at_boot) {
+		memstat_print();
+		slab_print_stats();
+	}
 
 	if (ktest_spec[0]) {
 		int failed = ktest_run(ktest_spec);
 
 		pr_info("ktest: %d failure(s); powering off\n", failed);
+		machine_power_off(failed ? QUIRE_EXIT_FAILURE : QUIRE_EXIT_SUCCESS);
+	}
+	if (bench_spec[0]) {
+		int failed = kbench_run(bench_spec);
+
 		machine_power_off(failed ? QUIRE_EXIT_FAILURE : QUIRE_EXIT_SUCCESS);
 	}
 	pr_info("Quire is up; nothing more to run yet (processes come later). Powering off.\n");

@@ -9,12 +9,16 @@ Plan file: one job per line, '#' starts a comment, values may be quoted:
         Host unit-test binary (path relative to the repo root); prints KTAP
         on stdout and exits 0 iff everything passed.
     <name> qemu firmware=bios|uefi|direct topology=T [cmdline="..."]
-                [kernel=ELF] [timeout=S]
+                [kernel=ELF] [timeout=S] [check=topology]
         Boots the kernel with scripts/run-qemu.sh (env FIRMWARE, TOPOLOGY,
         CMDLINE, TIMEOUT, and KERNEL when kernel= is given: another build of
         the kernel, e.g. the clang one); the guest serial console is its stdout. Its exit
         status: 0 success, 1 test failures, 2 kernel panic, 3 no status
         reported (triple fault/reset), 4 qemu/tool error, 124 timeout.
+        check=topology: after the boot, compare the kernel's "numa: node"
+        summary in the log with the topology's QEMU options
+        (tests/qemu/topology_check.py); this adds one test result to the
+        job ("PASS  job: topology check", or FAIL with each mismatch).
     <name> cmd [timeout=S] -- <shell command>
         Runs any command (sh -c, repo root as cwd, env TIMEOUT) that behaves
         like run-qemu.sh: KTAP on stdout, exit status in its convention. Used
@@ -46,14 +50,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import topology_check  # noqa: E402
 DEFAULT_TIMEOUT = 60.0
 # run-qemu.sh enforces TIMEOUT itself (exit 124) but may first spend time
 # building a per-run ISO, and gives QEMU 5 s after SIGTERM; we only step in
 # (killing its whole process group) if it overruns by more than this.
 QEMU_GRACE = 30.0
 EXPECTS = ('panic', 'timeout', 'fail', 'fault')
+CHECKS = ('topology',)
 KEYS = {'host': {'timeout', 'expect'}, 'cmd': {'timeout', 'expect'},
-        'qemu': {'firmware', 'topology', 'cmdline', 'kernel', 'timeout', 'expect'}}
+        'qemu': {'firmware', 'topology', 'cmdline', 'kernel', 'timeout', 'expect', 'check'}}
 PANIC_MARK = 'Kernel panic - not syncing'
 TRACE_MARK = 'Call Trace:'
 MAX_DIAG = 40      # diagnostic lines kept per test case
@@ -135,6 +142,11 @@ def parse_plan(text, origin='plan'):
         job.expect = job.opts.get('expect', '')
         if job.expect and job.expect not in EXPECTS:
             raise PlanError(f'{where}: expect must be one of {", ".join(EXPECTS)}')
+        if 'check' in job.opts:
+            if job.opts['check'] not in CHECKS:
+                raise PlanError(f'{where}: check must be one of {", ".join(CHECKS)}')
+            if job.expect:
+                raise PlanError(f'{where}: check= and expect= do not go together')
         jobs.append(job)
         names.add(name)
     return jobs
@@ -437,9 +449,10 @@ class Outcome:
     report: list = field(default_factory=list)
 
 
-def evaluate(job, rc, timed_out, text, log_path='', error=''):
+def evaluate(job, rc, timed_out, text, log_path='', error='', checks=()):
     """Classify a finished job from its exit status and output; pure function.
-    rc is None when the job could not be started (error says why)."""
+    rc is None when the job could not be started (error says why). checks:
+    [(name, mismatch lines)] from post-boot checks (check=), one result each."""
     lines = clean_lines(text)
     root = parse_ktap(lines)
     guest = job.kind != 'host'
@@ -492,6 +505,13 @@ def evaluate(job, rc, timed_out, text, log_path='', error=''):
     if disagree:
         out.report.append(f'FAIL  {job.name}: {disagree}')
         out.failed += 1
+    for name, mismatches in checks:
+        if mismatches:
+            out.failed += 1
+            out.report.append(f'FAIL  {job.name}: {name} check ({len(mismatches)} mismatches)')
+        else:
+            out.passed += 1
+            out.report.append(f'PASS  {job.name}: {name} check')
     if out.failed:
         out.report.append(f'    --- {job.name}: evidence (log: {log_path})')
         for f in ktap.failures[:10]:
@@ -502,6 +522,10 @@ def evaluate(job, rc, timed_out, text, log_path='', error=''):
         if problem and evidence:
             out.report.append(f'    {problem}:')
             out.report += ['        ' + l for l in evidence]
+        for name, mismatches in checks:
+            if mismatches:
+                out.report.append(f'    {name} check: the log disagrees with the topology:')
+                out.report += ['        ' + l for l in mismatches[:MAX_DIAG]]
 
     if job.expect:   # self-test: only the exact expected ending, with evidence, passes
         ok, why = check_expect(job, cls, has_panic, has_trace, explicit, disagree)
@@ -587,6 +611,26 @@ def _pump(stream, chunks, log, echo_prefix):
             sys.stdout.flush()
 
 
+def topology_path(name):
+    """Where run-qemu.sh finds a topology: a name in tests/qemu/topologies, or a path."""
+    if '/' in name or name.endswith('.args'):
+        path = Path(name)
+        return path if path.is_absolute() else ROOT / path
+    return ROOT / 'tests/qemu/topologies' / f'{name}.args'
+
+
+def post_checks(job, text):
+    """[(name, mismatch lines)] for the job's check= option."""
+    if job.opts.get('check') != 'topology':
+        return []
+    path = topology_path(job.opts['topology'])
+    try:
+        mismatches = topology_check.check(path.read_text(), '\n'.join(clean_lines(text)))
+    except (OSError, topology_check.TopologyError, KeyError, ValueError) as e:
+        mismatches = [f'cannot check {path}: {e}']
+    return [('topology', mismatches)]
+
+
 def run_job(job, args):
     log_path = Path(args.log_dir) / f'{job.name}.log'
     shown = os.path.relpath(log_path)
@@ -639,7 +683,7 @@ def run_job(job, args):
         log.write(f'\n==== runner: {job.describe()}: exit status {rc}'
                   f'{" (killed by the runner: timeout)" if timed_out else ""}'
                   f' after {time.monotonic() - start:.1f} s\n'.encode())
-    return evaluate(job, rc, timed_out, text, shown)
+    return evaluate(job, rc, timed_out, text, shown, checks=post_checks(job, text))
 
 
 def safe_run(job, args):

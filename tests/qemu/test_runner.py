@@ -15,6 +15,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import runner  # noqa: E402
+import topology_check  # noqa: E402
 
 QEMU = runner.Job('vm', 'qemu', {'firmware': 'direct', 'topology': 'numa3'})
 HOST = runner.Job('host-lib', 'host', {}, 'build/tests/host/test_lib')
@@ -109,6 +110,105 @@ FAULT = log('''
         not ok 1 selftest_fault
     not ok 1 selftest
     ''')
+
+
+NUMA3_SUMMARY = log('''
+    [    0.195317] numa: node 0 cpus 0-1 mem 767 MiB tier dram
+    [    0.195677] numa: node 0 distance 10 21 30
+    [    0.195770] numa: node 0 fallback 0 1 2
+    [    0.195814] numa: node 1 cpus 2-3 mem 768 MiB tier dram
+    [    0.195854] numa: node 1 distance 21 10 40
+    [    0.195890] numa: node 1 fallback 1 0 2
+    [    0.195951] numa: node 2 cpus none mem 511 MiB tier slow
+    [    0.195989] numa: node 2 distance 30 40 10
+    [    0.196023] numa: node 2 fallback 2 0 1
+    ''')
+
+
+def topology(name):
+    return (HERE / 'topologies' / f'{name}.args').read_text()
+
+
+class TopologyCheckTest(unittest.TestCase):
+    def test_models_of_the_tree(self):
+        m = topology_check.expected_model(topology('numa3'))
+        self.assertEqual(m.cpus, {0: {0, 1}, 1: {2, 3}, 2: set()})
+        self.assertEqual(m.mem_mib, {0: 768, 1: 768, 2: 512})
+        self.assertEqual([m.distance[(2, j)] for j in range(3)], [30, 40, 10])
+        self.assertEqual(m.tier, {0: 'dram', 1: 'dram', 2: 'slow'})
+        self.assertEqual(m.fallback, {0: [0, 1, 2], 1: [1, 0, 2], 2: [2, 0, 1]})
+        m = topology_check.expected_model(topology('memoryless'))
+        self.assertEqual((m.cpus[1], m.mem_mib[1], m.tier[1]), ({2, 3}, 0, 'dram'))
+        self.assertEqual((m.fallback[1], m.tier[2]), ([0, 2], 'slow'))
+        m = topology_check.expected_model(topology('uma'))
+        self.assertEqual((m.cpus, m.mem_mib, m.fallback), ({0: {0, 1}}, {0: 1024}, {0: [0]}))
+        m = topology_check.expected_model(topology('numa3-8cpu'))
+        self.assertEqual(m.cpus[1], set(range(4, 8)))
+        # Every topology in the tree can be read.
+        for f in sorted((HERE / 'topologies').glob('*.args')):
+            topology_check.expected_model(f.read_text())
+
+    def test_matching_log(self):
+        self.assertEqual(topology_check.check(topology('numa3'), NUMA3_SUMMARY), [])
+        # The summary printed twice (ktest=numa prints it again) is fine.
+        self.assertEqual(topology_check.check(topology('numa3'), NUMA3_SUMMARY * 2), [])
+
+    def test_mismatches(self):
+        bad = (NUMA3_SUMMARY.replace('cpus 2-3 mem 768', 'cpus 2 mem 700')
+               .replace('tier slow', 'tier dram').replace('distance 30 40 10', 'distance 30 20 10')
+               .replace('fallback 1 0 2', 'fallback 1 2 0'))
+        self.assertEqual(topology_check.check(topology('numa3'), bad), [
+            'node 1: cpus [2], expected [2, 3]',
+            'node 1: mem 700 MiB, expected 768 MiB (up to 16 MiB less allowed)',
+            'node 1: fallback 1 2 0, expected 1 0 2',
+            'node 2: tier dram, expected slow',
+            'node 2: distance 30 20 10, expected 30 40 10'])
+        self.assertEqual(topology_check.check(topology('numa3'), 'booting\n'),
+                         ['no "numa: node" summary lines in the log'])
+        missing = '\n'.join(l for l in NUMA3_SUMMARY.splitlines() if 'node 2' not in l)
+        self.assertIn('nodes: expected [0, 1, 2], the kernel printed [0, 1]',
+                      topology_check.check(topology('numa3'), missing))
+        twice = NUMA3_SUMMARY + NUMA3_SUMMARY.replace('fallback 2 0 1', 'fallback 2 1 0')
+        self.assertIn("node 2: two different \"fallback\" lines: '2 0 1' and '2 1 0'",
+                      topology_check.check(topology('numa3'), twice))
+
+    def test_memory_tolerance(self):
+        for mib, ok in ((512, True), (496, True), (495, False), (513, False)):
+            text = NUMA3_SUMMARY.replace('mem 511 MiB', f'mem {mib} MiB')
+            self.assertEqual(topology_check.check(topology('numa3'), text) == [], ok, mib)
+
+    def test_tier_by_latency_and_options(self):
+        args = log('''
+            -smp cpus=2 -m 1G   # comment
+            -object memory-backend-ram,id=a,size=512M
+            -object memory-backend-ram,id=b,size=512M
+            -numa node,nodeid=0,cpus=0,cpus=1,memdev=a
+            -numa node,nodeid=1,memdev=b
+            -numa dist,src=0,dst=1,val=30
+            -numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-latency,latency=80
+            -numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-latency,latency=80
+            ''')
+        m = topology_check.expected_model(args)
+        self.assertEqual((m.cpus[0], m.tier[1]), ({0, 1}, 'dram'))   # as fast as local
+        slower = 'target=1,hierarchy=memory,data-type=access-latency,latency=90'
+        m = topology_check.expected_model(args.replace(slower.replace('=90', '=80'), slower))
+        self.assertEqual(m.tier[1], 'slow')
+        self.assertEqual(topology_check.parse_size('1536M'), 1536 << 20)
+        with self.assertRaises(topology_check.TopologyError):
+            topology_check.expected_model('-numa cpu,node-id=0,socket-id=0')
+
+    def test_command_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            logf = Path(d) / 'x.log'
+            logf.write_text(NUMA3_SUMMARY)
+            argsf = HERE / 'topologies/numa3.args'
+            p = subprocess.run([sys.executable, str(HERE / 'topology_check.py'), str(argsf), str(logf)],
+                               capture_output=True, text=True)
+            self.assertEqual((p.returncode, p.stdout), (0, 'topology matches\n'))
+            p = subprocess.run([sys.executable, str(HERE / 'topology_check.py'),
+                                str(HERE / 'topologies/uma.args'), str(logf)], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1)
+            self.assertIn('nodes: expected [0], the kernel printed [0, 1, 2]', p.stdout)
 
 
 class ParserTest(unittest.TestCase):
@@ -296,6 +396,33 @@ class EvaluateTest(unittest.TestCase):
         self.assertEqual((o.cls, o.failed), ('error', 1))
 
 
+class CheckTest(unittest.TestCase):
+    JOB = runner.Job('vm', 'qemu', {'firmware': 'direct', 'topology': 'numa3', 'check': 'topology'})
+
+    def test_check_adds_one_result(self):
+        o = runner.evaluate(self.JOB, 0, False, ALL_PASS, checks=[('topology', [])])
+        self.assertEqual((o.cls, o.passed, o.failed), ('pass', 6, 0))
+        self.assertIn('PASS  vm: topology check', o.report)
+        o = runner.evaluate(self.JOB, 0, False, ALL_PASS,
+                            checks=[('topology', ['node 2: tier dram, expected slow'])], log_path='l.log')
+        self.assertEqual((o.passed, o.failed), (5, 1))
+        self.assertIn('FAIL  vm: topology check (1 mismatches)', o.report)
+        self.assertIn('        node 2: tier dram, expected slow', o.report)
+        self.assertIn('    --- vm: evidence (log: l.log)', o.report)
+
+    def test_post_checks(self):
+        text = 'KTAP version 1\n1..0\n' + NUMA3_SUMMARY
+        self.assertEqual(runner.post_checks(self.JOB, text), [('topology', [])])
+        self.assertEqual(runner.post_checks(QEMU, text), [])
+        job = runner.Job('vm', 'qemu', {'firmware': 'direct', 'topology': 'memoryless', 'check': 'topology'})
+        name, bad = runner.post_checks(job, text)[0]
+        self.assertIn('node 1: mem 768 MiB, expected 0 MiB (up to 16 MiB less allowed)', bad)
+        job.opts['topology'] = 'no-such-topology'
+        self.assertIn('cannot check', runner.post_checks(job, text)[0][1][0])
+        self.assertEqual(runner.topology_path('tests/qemu/topologies/uma.args'),
+                         HERE / 'topologies/uma.args')
+
+
 class ExpectTest(unittest.TestCase):
     def check(self, expect, rc, text, timed_out=False, passes=True):
         o = runner.evaluate(expect_job(expect, 15), rc, timed_out, text)
@@ -353,7 +480,10 @@ class PlanTest(unittest.TestCase):
                     'x host', 'x host a b', 'x qemu firmware=bios topology=a colour=red',
                     'x qemu firmware=bios topology=a expect=maybe', 'x cmd true',
                     'x host a timeout=-1', 'a/b host a', 'x host a\nx host b',
-                    'x qemu firmware=bios topology=a cmdline="unterminated'):
+                    'x qemu firmware=bios topology=a cmdline="unterminated',
+                    'x qemu firmware=bios topology=a check=everything',
+                    'x qemu firmware=bios topology=a check=topology expect=panic',
+                    'x host a check=topology'):
             with self.assertRaises(runner.PlanError, msg=bad):
                 runner.parse_plan(bad)
 
@@ -368,6 +498,15 @@ class PlanTest(unittest.TestCase):
         self.assertLessEqual({'', 'fault', 'panic', 'timeout', 'fail'},
                              {j.expect for j in jobs.values()})
         self.assertEqual(jobs['clang-direct-numa3'].opts['kernel'], 'build/clang/quire.elf')
+        # The node model is checked against the topology on every machine and boot path.
+        checked = {(j.opts['firmware'], j.opts['topology']) for j in jobs.values()
+                   if j.opts.get('check') == 'topology'}
+        for topo in ('numa3', 'uma', 'numa2', 'memoryless', 'numa3-8cpu'):
+            self.assertIn(('direct', topo), checked)
+        self.assertLessEqual({('bios', 'numa3'), ('uefi', 'numa3')}, checked)
+        # ... and each of those boots runs every in-kernel suite.
+        for topo in ('numa3', 'uma', 'numa2', 'memoryless', 'numa3-8cpu', 'numa2-6g'):
+            self.assertEqual(jobs[f'direct-{topo}'].opts['cmdline'], 'ktest=all')
 
 
 class EndToEndTest(unittest.TestCase):
@@ -446,6 +585,20 @@ class EndToEndTest(unittest.TestCase):
         rc, _, err = self.run_plan('a bogus\n')
         self.assertEqual(rc, 2)
         self.assertIn('plan.txt:1: unknown kind', err)
+
+    def test_topology_check_end_to_end(self):
+        fake = self.dir / 'run-qemu.sh'
+        summary = self.ktap_file('summary', NUMA3_SUMMARY)
+        fake.write_text(f'printf "KTAP version 1\\n1..1\\nok 1 numa\\n"; cat {summary}; exit 0\n')
+        rc, out, _ = self.run_plan('''
+            good qemu firmware=direct topology=numa3 check=topology
+            bad  qemu firmware=direct topology=numa2 check=topology
+            ''', '--run-qemu', str(fake))
+        lines = out.splitlines()
+        self.assertIn('PASS  good: topology check', lines)
+        self.assertIn('FAIL  bad: topology check (7 mismatches)', lines)
+        self.assertIn('        nodes: expected [0, 1], the kernel printed [0, 1, 2]', lines)
+        self.assertEqual((rc, lines[-1]), (1, '3 passed, 1 failed'))
 
     def test_qemu_job_environment_and_verbose(self):
         fake = self.dir / 'run-qemu.sh'

@@ -10,9 +10,8 @@
  *
  * Early page tables: identity map 0-4 GiB and the higher half
  * 0xffffffff80000000 -> 0-2 GiB, all with 2 MiB pages, in separate page
- * directories. x86_64_start later unmaps the first 2 MiB of the identity map
- * so that NULL pointers fault. The memory issue replaces these tables with
- * the direct map.
+ * directories. init_direct_map() (arch/x86_64/mm/init.c) replaces the
+ * identity map with the direct map; from then on NULL pointers fault.
  */
 #include <asm/boot.h>
 
@@ -187,7 +186,6 @@ higher_half_entry:
 early_pml4:	.skip 4096
 early_pdpt_low:	.skip 4096
 early_pdpt_high: .skip 4096
-	.globl early_pd
 early_pd:	.skip 4 * 4096
 early_pd_high:	.skip 2 * 4096
 	.align 16

@@ -1,0 +1,27 @@
+/*
+ * The host's stand-in for a machine: "physical memory" is one anonymous
+ * mapping, laid out as nodes of the sizes a test asks for, described to
+ * mm/numa.c exactly as the ACPI parser would (SRAT domains, SLIT distances,
+ * CPUs per node), and then set up by the same mm_core_init() the kernel runs.
+ */
+#ifndef ASM_HOST_MM_H
+#define ASM_HOST_MM_H
+
+#include <quire/types.h>
+#include <quire/mmzone.h>
+
+struct host_topology {
+	int nr_nodes;
+	unsigned long mib[MAX_NUMNODES];	/* memory per node; 0: memoryless */
+	int cpus[MAX_NUMNODES];			/* CPUs per node */
+	u8 distance[MAX_NUMNODES][MAX_NUMNODES];	/* 0: the default (10 local, 20 remote) */
+};
+
+/* Build the machine and run mm_core_init(). Returns 0, or -ENOMEM. */
+int host_mm_init(const struct host_topology *topo);
+/* Tear it down (unmap the arena, forget every node). */
+void host_mm_exit(void);
+/* The three-node machine of DESIGN.md, scaled down: 0 and 1 DRAM, 2 slow. */
+void host_topology_numa3(struct host_topology *topo, unsigned long mib_per_node);
+
+#endif

@@ -1,0 +1,99 @@
+/* The host machine for mm tests: see asm/host_mm.h. */
+#include <sys/mman.h>
+#include <quire/mm.h>
+#include <quire/memblock.h>
+#include <quire/numa.h>
+#include <quire/acpi.h>
+#include <quire/bootinfo.h>
+#include <quire/string.h>
+#include <quire/errno.h>
+#include <asm/host_mm.h>
+
+u8 *host_phys_base;
+static size_t arena_size;
+
+void host_topology_numa3(struct host_topology *topo, unsigned long mib_per_node)
+{
+	memset(topo, 0, sizeof(*topo));
+	topo->nr_nodes = 3;
+	for (int i = 0; i < 3; i++)
+		topo->mib[i] = mib_per_node;
+	topo->cpus[0] = topo->cpus[1] = 2;
+	topo->distance[0][1] = topo->distance[1][0] = 21;
+	topo->distance[0][2] = topo->distance[2][0] = 30;
+	topo->distance[1][2] = topo->distance[2][1] = 40;
+}
+
+/* Tell mm/numa.c about the machine the way drivers/acpi would. */
+static void describe_machine(const struct host_topology *topo)
+{
+	phys_addr_t base = 0;
+	int cpu = 0;
+
+	acpi_reset();
+	memset(&boot_info, 0, sizeof(boot_info));
+	acpi_srat.present = true;
+	acpi_srat.nr_domains = topo->nr_nodes;
+	acpi_slit.present = true;
+	for (int n = 0; n < topo->nr_nodes; n++) {
+		unsigned long bytes = topo->mib[n] << 20;
+
+		acpi_srat.pxm[n] = (u32)n;
+		for (int c = 0; c < topo->cpus[n] && cpu < MAX_CPUS; c++) {
+			acpi_madt.apic_id[cpu] = (u32)cpu;
+			acpi_srat.cpu_domain[cpu++] = n;
+		}
+		if (bytes) {
+			struct acpi_mem_affinity *m = &acpi_srat.mem[acpi_srat.nr_mem++];
+			struct boot_mem_region *r = &boot_info.mmap[boot_info.nr_mmap++];
+
+			m->base = r->base = base;
+			m->length = r->len = bytes;
+			m->domain = n;
+			m->flags = ACPI_SRAT_MEM_ENABLED;
+			r->type = BOOT_MEM_AVAILABLE;
+			base += bytes;
+		}
+		for (int o = 0; o < topo->nr_nodes; o++) {
+			u8 d = topo->distance[n][o];
+
+			acpi_slit.distance[n][o] = d ? d : (n == o ? LOCAL_DISTANCE : REMOTE_DISTANCE);
+		}
+	}
+	acpi_madt.present = true;
+	acpi_madt.nr_cpus = cpu;
+	arena_size = base;
+}
+
+int host_mm_init(const struct host_topology *topo)
+{
+	void *arena;
+	int nid;
+
+	describe_machine(topo);
+	arena = mmap(NULL, arena_size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (arena == MAP_FAILED)
+		return -ENOMEM;
+	host_phys_base = arena;
+	numa_init();
+
+	memblock_reset();
+	for_each_online_node(nid)
+		for (int i = 0; i < numa_nodes[nid].nr_ranges; i++)
+			memblock_add_node(numa_nodes[nid].ranges[i].start,
+					  numa_nodes[nid].ranges[i].end - numa_nodes[nid].ranges[i].start,
+					  nid);
+	/* As on x86: page 0 and the low 1 MiB are never handed out. */
+	memblock_reserve(0, 1UL << 20);
+	mm_core_init();
+	return 0;
+}
+
+void host_mm_exit(void)
+{
+	if (host_phys_base)
+		munmap(host_phys_base, arena_size);
+	host_phys_base = NULL;
+	memset(node_data, 0, sizeof(node_data));
+}

@@ -1,0 +1,16 @@
+#ifndef ASM_DIRECT_MAP_H
+#define ASM_DIRECT_MAP_H
+
+#include <quire/types.h>
+
+enum { DIRECT_MAP_4K, DIRECT_MAP_2M, DIRECT_MAP_1G, DIRECT_MAP_LEVELS };
+
+/* How many mappings of each size the direct map uses (for tests and docs). */
+extern unsigned long direct_map_pages[DIRECT_MAP_LEVELS];
+/* True once the kernel runs on the direct map (the identity map is gone). */
+extern bool direct_map_ready;
+
+void x86_memblock_init(void);
+void init_direct_map(void);
+
+#endif

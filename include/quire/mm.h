@@ -1,0 +1,185 @@
+/*
+ * Pages, folios and frames: conversions and accessors with Linux's names.
+ * See docs/mm/folio.md for what each field means and docs/mm/page_alloc.md
+ * for the allocator.
+ */
+#ifndef QUIRE_MM_H
+#define QUIRE_MM_H
+
+#include <quire/types.h>
+#include <quire/mm_types.h>
+#include <quire/page-flags.h>
+#include <quire/mmzone.h>
+#include <quire/gfp.h>
+#include <asm/page.h>
+
+#define PAGE_POISON	0xaa	/* freed pages are filled with this in debug builds */
+
+/* ---- flags ---- */
+
+static inline bool test_page_flag(const struct page *p, enum pageflags f)
+{
+	return (__atomic_load_n(&p->flags, __ATOMIC_RELAXED) >> f) & 1;
+}
+
+static inline void set_page_flag(struct page *p, enum pageflags f)
+{
+	__atomic_fetch_or(&p->flags, 1UL << f, __ATOMIC_RELAXED);
+}
+
+static inline void clear_page_flag(struct page *p, enum pageflags f)
+{
+	__atomic_fetch_and(&p->flags, ~(1UL << f), __ATOMIC_RELAXED);
+}
+
+#define PAGEFLAG(Name, bit)						\
+	static inline bool Page##Name(const struct page *p) { return test_page_flag(p, bit); } \
+	static inline void SetPage##Name(struct page *p) { set_page_flag(p, bit); } \
+	static inline void ClearPage##Name(struct page *p) { clear_page_flag(p, bit); }
+
+PAGEFLAG(Reserved, PG_reserved)
+PAGEFLAG(Buddy, PG_buddy)
+PAGEFLAG(Head, PG_head)
+PAGEFLAG(Slab, PG_slab)
+PAGEFLAG(HWPoison, PG_hwpoison)
+PAGEFLAG(AnonExclusive, PG_anon_exclusive)
+PAGEFLAG(Poisoned, PG_poisoned)
+
+/* ---- node ---- */
+
+static inline int page_to_nid(const struct page *p)
+{
+	return (int)(p->flags >> NODES_PGSHIFT);
+}
+
+static inline void set_page_node(struct page *p, int nid)
+{
+	p->flags = (p->flags & ((1UL << NODES_PGSHIFT) - 1)) |
+		   ((unsigned long)nid << NODES_PGSHIFT);
+}
+
+/* ---- frames ---- */
+
+#define PHYS_PFN(x)	((unsigned long)((x) >> PAGE_SHIFT))
+#define PFN_PHYS(x)	((phys_addr_t)(x) << PAGE_SHIFT)
+
+/* The struct page of a frame, or NULL when no node's memmap covers it. */
+struct page *pfn_to_page(unsigned long pfn);
+bool pfn_valid(unsigned long pfn);
+
+static inline unsigned long page_to_pfn(const struct page *p)
+{
+	const pg_data_t *pgdat = NODE_DATA(page_to_nid(p));
+
+	return pgdat->node_start_pfn + (unsigned long)(p - pgdat->node_mem_map);
+}
+
+static inline phys_addr_t page_to_phys(const struct page *p)
+{
+	return PFN_PHYS(page_to_pfn(p));
+}
+
+static inline void *page_address(const struct page *p)
+{
+	return __va(page_to_phys(p));
+}
+
+static inline struct page *virt_to_page(const void *addr)
+{
+	return pfn_to_page(PHYS_PFN(__pa(addr)));
+}
+
+/* ---- folios ---- */
+
+static inline bool PageTail(const struct page *p)
+{
+	return __atomic_load_n(&p->compound_head, __ATOMIC_RELAXED) & 1;
+}
+
+static inline struct page *compound_head(const struct page *p)
+{
+	unsigned long head = __atomic_load_n(&p->compound_head, __ATOMIC_RELAXED);
+
+	if (head & 1)
+		return (struct page *)(head - 1);
+	return (struct page *)p;
+}
+
+#define page_folio(p)		((struct folio *)compound_head(p))
+#define folio_page(f, n)	(&((struct page *)(f))[n])
+
+static inline bool folio_test_large(const struct folio *f)
+{
+	return test_page_flag((const struct page *)f, PG_head);
+}
+
+static inline unsigned int folio_order(const struct folio *f)
+{
+	return folio_test_large(f) ? f->_folio_order : 0;
+}
+
+static inline unsigned long folio_nr_pages(const struct folio *f)
+{
+	return 1UL << folio_order(f);
+}
+
+static inline unsigned long folio_size(const struct folio *f)
+{
+	return PAGE_SIZE << folio_order(f);
+}
+
+static inline int folio_nid(const struct folio *f)
+{
+	return page_to_nid((const struct page *)f);
+}
+
+static inline unsigned long folio_pfn(const struct folio *f)
+{
+	return page_to_pfn((const struct page *)f);
+}
+
+static inline void *folio_address(const struct folio *f)
+{
+	return page_address((const struct page *)f);
+}
+
+static inline int folio_ref_count(const struct folio *f)
+{
+	return atomic_read(&f->_refcount);
+}
+
+static inline int page_count(const struct page *p)
+{
+	return folio_ref_count(page_folio(p));
+}
+
+static inline struct folio *virt_to_folio(const void *addr)
+{
+	return page_folio(virt_to_page(addr));
+}
+
+/* ---- boot and checks ---- */
+
+/*
+ * Build each node's memmap and free lists from memblock (after numa_init and
+ * the direct map), then start the slab allocator.
+ */
+void mm_core_init(void);
+
+/*
+ * Check the invariants of DESIGN.md that hold so far (1 and 2): every frame
+ * is exactly one of free / allocated / reserved; free blocks are aligned,
+ * disjoint and on their own node; per-node free + allocated + reserved =
+ * present, and the counters agree; every folio's pages are contiguous and on
+ * one node. Returns the number of problems found (each logged, up to a
+ * limit); 0 means consistent.
+ */
+int mm_verify(void);
+
+/* Print the per-node counters table (the "memstat" boot option). */
+void memstat_print(void);
+
+/* Debug builds (DEBUG_MM=1) poison freed pages and check them on allocation. */
+extern bool debug_pagealloc;
+
+#endif

@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Run Quire's benchmarks and collect their results (make bench; docs/bench.md).
+
+Builds nothing: `make bench` builds the kernel and the host benchmarks first.
+Runs, in this order,
+  host         each host benchmark program given on the command line
+  qemu-tcg     the kernel under QEMU (TCG, wall time), FIRMWARE=direct,
+               TOPOLOGY=numa3, CMDLINE="bench=all"
+  qemu-icount  the same with -icount shift=0: one TSC tick per guest
+               instruction, deterministic (and single-threaded TCG)
+collects every "bench-csv: benchmark,case,folio_size,mode,metric,value,unit"
+line, puts the environment into `case` (an empty case becomes the
+environment, any other becomes ENV/case), and writes them to
+BUILD/bench/results.csv. A new run replaces the rows of the same benchmark
+and case and keeps everything else. Then it prints one table per benchmark
+and environment: rows = folio size, columns = per mode, and the gain.
+
+  scripts/bench.py [--only host,qemu-tcg,qemu-icount] [--bench all] HOSTBIN...
+  scripts/bench.py --show [--markdown]     tables from results.csv, no runs
+"""
+import argparse
+import csv
+import os
+import re
+import subprocess
+import sys
+import time
+
+HEADER = ['benchmark', 'case', 'folio_size', 'mode', 'metric', 'value', 'unit']
+ENVS = ['host', 'qemu-tcg', 'qemu-icount']
+ICOUNT_ARGS = '-icount shift=0'
+TABLE_METRICS = 'throughput,tsc_ticks_per_page,buddy_splits'
+CSV_LINE = re.compile(r'bench-csv: (.*?)\s*$')
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def parse_rows(text, env, source):
+    rows = []
+    for line in text.splitlines():
+        m = CSV_LINE.search(line)
+        if not m:
+            continue
+        fields = m.group(1).split(',')
+        if len(fields) != len(HEADER):
+            print(f'bench: {source}: ignoring a malformed line: {line.strip()}', file=sys.stderr)
+            continue
+        fields[1] = env if not fields[1] else f'{env}/{fields[1]}'
+        rows.append(fields)
+    return rows
+
+
+def run_logged(name, cmd, env, timeout, logdir):
+    """Run cmd, keep its output in logdir/name.log; return (status, output)."""
+    start = time.monotonic()
+    try:
+        p = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout + 30, cwd=ROOT)
+        status, out = p.returncode, p.stdout.decode(errors='replace')
+    except subprocess.TimeoutExpired as e:
+        status, out = 124, (e.stdout or b'').decode(errors='replace')
+    with open(os.path.join(logdir, f'{name}.log'), 'w') as f:
+        f.write(out)
+    print(f'bench: {name}: status {status} in {time.monotonic() - start:.1f} s '
+          f'(log: {os.path.join(logdir, name + ".log")})', flush=True)
+    return status, out
+
+
+def run_host(binary, spec, timeout, logdir):
+    name = 'host-' + os.path.basename(binary)
+    return run_logged(name, [os.path.abspath(binary), spec], os.environ.copy(), timeout, logdir)
+
+
+def run_qemu(env_name, args, extra):
+    env = dict(os.environ, FIRMWARE='direct', TOPOLOGY=args.topology,
+               CMDLINE=f'bench={args.bench}', KERNEL=args.kernel, BUILD=args.build,
+               QEMU_EXTRA=extra, TIMEOUT=str(args.timeout))
+    return run_logged(env_name, ['bash', 'scripts/run-qemu.sh'], env, args.timeout, args.logdir)
+
+
+def read_csv(path):
+    """The rows of an existing results file, or None when it has no valid header."""
+    if not os.path.exists(path):
+        return []
+    with open(path, newline='') as f:
+        rows = list(csv.reader(f))
+    if not rows or rows[0] != HEADER:
+        return None
+    return [r for r in rows[1:] if len(r) == len(HEADER)]
+
+
+def write_csv(path, new_rows):
+    old = read_csv(path)
+    if old is None:
+        aside = path + '.old'
+        os.replace(path, aside)
+        print(f'bench: {path} had another header; moved it to {aside}', file=sys.stderr)
+        old = []
+    replaced = {(r[0], r[1]) for r in new_rows}
+    rows = [r for r in old if (r[0], r[1]) not in replaced] + new_rows
+    tmp = path + '.tmp'
+    with open(tmp, 'w', newline='') as f:
+        w = csv.writer(f, lineterminator='\n')
+        w.writerow(HEADER)
+        w.writerows(rows)
+    os.replace(tmp, path)
+    return len(old) - (len(rows) - len(new_rows))
+
+
+# ---- tables ----
+
+def size_bytes(label):
+    m = re.fullmatch(r'(\d+)([BKMGT]?)', label)
+    if not m:
+        return float('inf')	# "-" and the like last
+    return int(m.group(1)) << (10 * 'BKMGT'.index(m.group(2) or 'B'))
+
+
+def fmt(v):
+    if v is None:
+        return '-'
+    if abs(v) >= 1000 or v == int(v):
+        return f'{v:.0f}'
+    return f'{v:.1f}' if abs(v) >= 100 else f'{v:.2f}'
+
+
+def gain(metric_unit, base, new):
+    """How much better `new` is than `base`: >1 is better, whatever the direction."""
+    if base is None or new is None:
+        return '-'
+    higher_better = metric_unit.endswith('/s')
+    num, den = (new, base) if higher_better else (base, new)
+    if den == 0:
+        return '-' if num else '1.00x'
+    return f'{num / den:.2f}x'
+
+
+def first_seen(values):
+    seen = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def print_table(bench, case, rows, metrics, markdown, out):
+    metrics = [m for m in metrics if any(r[4] == m for r in rows)]
+    if not metrics:
+        return
+    modes = first_seen(r[3] for r in rows)
+    units = {r[4]: r[6] for r in rows}
+    val = {(r[2], r[3], r[4]): float(r[5]) for r in rows}
+    sizes = sorted(first_seen(r[2] for r in rows), key=size_bytes)
+    two = len(modes) == 2
+
+    heads = []	# (metric heading, column heading) per column
+    for m in metrics:
+        for mode in modes:
+            heads.append((f'{m} ({units[m]})', mode))
+        if two:
+            heads.append((f'{m} ({units[m]})', 'gain'))
+    body = []
+    for s in sizes:
+        line = [s]
+        for m in metrics:
+            vs = [val.get((s, mode, m)) for mode in modes]
+            line += [fmt(v) for v in vs]
+            if two:
+                line.append(gain(units[m], vs[0], vs[1]))
+        body.append(line)
+
+    note = f' (gain: {modes[1]} over {modes[0]}, >1 is better)' if two else ''
+    if markdown:
+        cols = ['folio'] + [f'{mh.split(" (")[0]} {ch}' if ch != 'gain' else 'gain'
+                            for mh, ch in heads]
+        print(f'\n{bench} on {case}{note}; units: ' +
+              ', '.join(f'{m} {units[m]}' for m in metrics) + '\n', file=out)
+        print('| ' + ' | '.join(cols) + ' |', file=out)
+        print('|' + '|'.join('---' for _ in cols) + '|', file=out)
+        for line in body:
+            print('| ' + ' | '.join(line) + ' |', file=out)
+        return
+    width = [max(6, len(ch), *(len(line[i + 1]) for line in body))
+             for i, (_, ch) in enumerate(heads)]
+    per = len(modes) + (1 if two else 0)
+    top = ' ' * 6
+    for g, m in enumerate(metrics):
+        cols = range(g * per, (g + 1) * per)
+        title = f'{m} ({units[m]})'
+        # Widen the group's last column until its title fits over it.
+        width[cols[-1]] += max(0, len(title) - sum(width[c] + 2 for c in cols) + 2)
+        top += '  ' + title.center(sum(width[c] + 2 for c in cols) - 2)
+    print(f'\n{bench} on {case}{note}', file=out)
+    print(top.rstrip(), file=out)
+    print('folio ' + ''.join('  ' + ch.rjust(w) for (_, ch), w in zip(heads, width)), file=out)
+    for line in body:
+        print(line[0].ljust(6) + ''.join('  ' + c.rjust(w) for c, w in zip(line[1:], width)),
+              file=out)
+
+
+def print_tables(rows, metrics, markdown, out=sys.stdout):
+    for bench in first_seen(r[0] for r in rows):
+        brows = [r for r in rows if r[0] == bench]
+        cases = sorted(first_seen(r[1] for r in brows),
+                       key=lambda c: (ENVS.index(c.split('/')[0]) if c.split('/')[0] in ENVS
+                                      else len(ENVS), c))
+        for case in cases:
+            print_table(bench, case, [r for r in brows if r[1] == case], metrics, markdown, out)
+
+
+def main():
+    sys.stdout.reconfigure(line_buffering=True)	# in order with the messages on stderr
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('hostbins', nargs='*', help='host benchmark programs')
+    ap.add_argument('--build', default='build')
+    ap.add_argument('--kernel', help='kernel ELF [BUILD/quire.elf]')
+    ap.add_argument('--out', help='results file [BUILD/bench/results.csv]')
+    ap.add_argument('--only', default=','.join(ENVS), help='environments to run')
+    ap.add_argument('--bench', default='all', help="benchmarks: 'all' or a,b")
+    ap.add_argument('--topology', default='numa3')
+    ap.add_argument('--timeout', type=int, default=300, help='seconds per run')
+    ap.add_argument('--metrics', default=TABLE_METRICS, help='metrics in the tables')
+    ap.add_argument('--markdown', action='store_true', help='print the tables as Markdown')
+    ap.add_argument('--show', action='store_true', help='print tables from the results file only')
+    args = ap.parse_args()
+    args.kernel = args.kernel or os.path.join(args.build, 'quire.elf')
+    args.out = args.out or os.path.join(args.build, 'bench', 'results.csv')
+    args.logdir = os.path.join(args.build, 'bench', 'logs')
+    metrics = [m for m in args.metrics.split(',') if m]
+
+    if args.show:
+        rows = read_csv(args.out)
+        if not rows:
+            sys.exit(f'bench: no results in {args.out} (run make bench)')
+        print_tables(rows, metrics, args.markdown)
+        return 0
+
+    envs = [e for e in args.only.split(',') if e]
+    unknown = [e for e in envs if e not in ENVS]
+    if unknown:
+        sys.exit(f'bench: unknown environment {unknown[0]} (known: {", ".join(ENVS)})')
+    os.makedirs(args.logdir, exist_ok=True)
+
+    new_rows, failed = [], []
+    runs = []
+    if 'host' in envs:
+        for b in args.hostbins:
+            runs.append(('host', lambda b=b: run_host(b, args.bench, args.timeout, args.logdir)))
+    if 'qemu-tcg' in envs:
+        runs.append(('qemu-tcg', lambda: run_qemu('qemu-tcg', args, '')))
+    if 'qemu-icount' in envs:
+        runs.append(('qemu-icount', lambda: run_qemu('qemu-icount', args, ICOUNT_ARGS)))
+    for env, run in runs:
+        status, out = run()
+        rows = parse_rows(out, env, env)
+        if status != 0 or not rows:
+            # A failed run keeps the previous results of its environment.
+            tail = '\n'.join(out.splitlines()[-15:])
+            print(f'bench: {env} failed (status {status}, {len(rows)} rows); last lines:\n{tail}',
+                  file=sys.stderr)
+            failed.append(env)
+            continue
+        new_rows += rows
+
+    if new_rows:
+        dropped = write_csv(args.out, new_rows)
+        print(f'bench: {len(new_rows)} rows to {args.out}'
+              + (f' (replacing {dropped} of earlier runs)' if dropped else ''))
+        print_tables(new_rows, metrics, args.markdown)
+    if failed:
+        print(f'bench: failed: {", ".join(failed)}', file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
