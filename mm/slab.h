@@ -24,7 +24,7 @@
 #include <quire/slab.h>
 #include <quire/mm.h>
 #include <quire/list.h>
-#include <asm/spinlock.h>
+#include <quire/spinlock.h>
 
 #define KMEM_CACHE_NAME_LEN	32
 #define SLAB_MAX_ORDER		3

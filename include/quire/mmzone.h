@@ -9,7 +9,7 @@
 #include <quire/types.h>
 #include <quire/list.h>
 #include <quire/atomic.h>
-#include <asm/spinlock.h>
+#include <quire/spinlock.h>
 
 #define MAX_NUMNODES	8
 #define MAX_PAGE_ORDER	10		/* largest buddy block: 2^10 pages = 4 MiB */

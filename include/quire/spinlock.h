@@ -1,12 +1,14 @@
 /*
- * Spinlocks for x86-64: a test-and-test-and-set byte. The SMP issue adds the
- * debug checks (recursion, owner, held too long); the interface is Linux's.
+ * Spinlocks: a test-and-test-and-set byte, with Linux's interface. The same
+ * code serves the kernel and the host build; the architecture supplies
+ * cpu_relax() and the interrupt flag (asm/irqflags.h). The SMP issue adds
+ * the debug checks (recursion, owner, held too long).
  */
-#ifndef ASM_SPINLOCK_H
-#define ASM_SPINLOCK_H
+#ifndef QUIRE_SPINLOCK_H
+#define QUIRE_SPINLOCK_H
 
 #include <quire/types.h>
-#include <asm/cpu.h>
+#include <asm/irqflags.h>
 
 typedef struct {
 	volatile u8 locked;
@@ -23,7 +25,7 @@ static inline void spin_lock_init(spinlock_t *l)
 static inline void spin_lock(spinlock_t *l)
 {
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (l->locked)
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
 			cpu_relax();
 }
 
@@ -39,21 +41,19 @@ static inline void spin_unlock(spinlock_t *l)
 
 static inline bool spin_is_locked(spinlock_t *l)
 {
-	return l->locked;
+	return __atomic_load_n(&l->locked, __ATOMIC_RELAXED);
 }
 
 #define spin_lock_irqsave(l, flags)					\
 	do {								\
-		(flags) = read_flags();					\
-		local_irq_disable();					\
+		(flags) = arch_local_irq_save();			\
 		spin_lock(l);						\
 	} while (0)
 
 #define spin_unlock_irqrestore(l, flags)				\
 	do {								\
 		spin_unlock(l);						\
-		if ((flags) & X86_EFLAGS_IF)				\
-			local_irq_enable();				\
+		arch_local_irq_restore(flags);				\
 	} while (0)
 
 #endif
