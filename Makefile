@@ -11,7 +11,7 @@
 #
 # Toolchain: the host gcc and binutils by default; CROSS_COMPILE=x86_64-elf-
 # for a cross toolchain; CC=clang LD=ld.lld for LLVM. WERROR=0 turns off
-# -Werror. DEBUG_MM=0 drops the mm debug checks. OPT=-Og builds for easier debugging (default -O2; use a separate
+# -Werror. DEBUG_MM=0 drops the mm debug checks, DEBUG_LOCKS=0 the lock checks. OPT=-Og builds for easier debugging (default -O2; use a separate
 # BUILD= directory). V=1 shows the commands.
 
 BUILD ?= build
@@ -60,6 +60,12 @@ DEBUG_MM ?= 1
 ifeq ($(DEBUG_MM),1)
 KERNEL_CFLAGS += -DDEBUG_MM
 endif
+# Lock debugging (owner tracking, recursion, bad unlock, held too long,
+# might_sleep; docs/locking.md): on unless DEBUG_LOCKS=0.
+DEBUG_LOCKS ?= 1
+ifeq ($(DEBUG_LOCKS),1)
+KERNEL_CFLAGS += -DDEBUG_LOCKS
+endif
 KERNEL_ASFLAGS := -g -D__ASSEMBLER__ -MMD -MP $(ARCH_INCLUDE)
 ifeq ($(CC_IS_CLANG),y)
 KERNEL_ASFLAGS += --target=x86_64-unknown-none-elf
@@ -68,7 +74,7 @@ KERNEL_LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 -T li
 
 # ---- kernel sources: every .c and .S under these directories ----
 KERNEL_DIRS := arch/x86_64/boot arch/x86_64/kernel arch/x86_64/lib arch/x86_64/mm \
-	kernel lib mm drivers drivers/acpi tests/kernel
+	kernel kernel/locking lib mm drivers drivers/acpi tests/kernel
 KERNEL_SRCS := $(sort $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c $(d)/*.S)))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS))
 

@@ -24,7 +24,9 @@
 #include <quire/kernel.h>
 #include <quire/string.h>
 #include <quire/cmdline.h>
+#include <quire/percpu.h>
 #include <asm/setjmp.h>
+#include <asm/irqflags.h>
 
 #define MAX_SELECTED 64
 
@@ -34,6 +36,7 @@ static struct ktest *current_test;
 /* The case being run. Static: it must outlive a longjmp out of a crash. */
 static struct ktest case_state;
 static jmp_buf case_env;
+static struct task *case_task;
 
 /* KTAP lines go to the console without timestamps, whatever the loglevel. */
 #define ktap(fmt, ...) printk(KERN_RAW fmt, ##__VA_ARGS__)
@@ -110,7 +113,8 @@ void ktest_recover_from_crash(const char *what)
 {
 	struct ktest *t = current_test;
 
-	if (!t)
+	/* Only the task running the case can go back to the runner. */
+	if (!t || this_cpu_read(current_task) != case_task)
 		return;
 	t->status = KTEST_FAIL;
 	ktap("    # %s: crashed: %s (report and backtrace above)\n", t->name, what);
@@ -121,14 +125,21 @@ void ktest_recover_from_crash(const char *what)
 static __noinline enum ktest_status run_case(const struct ktest_case *c)
 {
 	struct ktest *t = &case_state;
+	unsigned long flags = arch_local_irq_save();
 
+	arch_local_irq_restore(flags);	/* just to know whether interrupts were on */
 	memset(t, 0, sizeof(*t));
 	t->name = c->name;
 	t->status = KTEST_PASS;
 	t->abort_env = &case_env;
+	case_task = this_cpu_read(current_task);
 	current_test = t;
-	if (setjmp(case_env) == 0)
+	if (setjmp(case_env) != 0) {
+		/* Ended early (assertion, skip, crash): interrupts as they were. */
+		arch_local_irq_restore(flags);
+	} else {
 		c->run(t);
+	}
 	current_test = NULL;
 	return t->status;
 }

@@ -1,15 +1,17 @@
 /*
  * panic: the end of the line for a kernel bug. Interrupts off, the message,
  * the place, a backtrace, then power off with QUIRE_EXIT_PANIC so that a
- * script sees a failure and never waits on a hung guest. (With one CPU
- * running there is nothing else to stop yet; the SMP issue adds stopping
- * the other CPUs here.)
+ * script sees a failure and never waits on a hung guest. The other CPUs are
+ * stopped first with an NMI, so nothing else runs or prints on top of the
+ * report.
  */
 #include <quire/panic.h>
 #include <quire/printk.h>
 #include <quire/kernel.h>
 #include <quire/power.h>
 #include <quire/stacktrace.h>
+#include <quire/smp.h>
+#include <quire/percpu.h>
 #include <asm/cpu.h>
 
 int panic_in_progress;
@@ -20,7 +22,7 @@ void panic_at(const char *file, int line, const char *func, const char *fmt, ...
 	va_list ap;
 
 	local_irq_disable();
-	if (panic_in_progress++) {
+	if (__atomic_fetch_add(&panic_in_progress, 1, __ATOMIC_SEQ_CST)) {
 		/* A panic while panicking: say so and stop, without recursing. */
 		printk(KERN_RAW "Kernel panic - nested panic at %s:%d; stopping\n", file, line);
 		machine_power_off(QUIRE_EXIT_PANIC);
@@ -29,8 +31,10 @@ void panic_at(const char *file, int line, const char *func, const char *fmt, ...
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 
+	smp_stop_other_cpus();
 	pr_emerg("Kernel panic - not syncing: %s\n", msg);
-	pr_emerg("at %s:%d in %s(), CPU 0\n", file, line, func);
+	pr_emerg("at %s:%d in %s(), on CPU %d\n", file, line, func,
+		 this_cpu() ? smp_processor_id() : 0);
 	dump_stack();
 	pr_emerg("---[ end Kernel panic - not syncing: %s ]---\n", msg);
 	machine_power_off(QUIRE_EXIT_PANIC);

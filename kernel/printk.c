@@ -7,6 +7,24 @@
 #include <quire/kernel.h>
 #include <quire/string.h>
 #include <quire/cmdline.h>
+#include <quire/percpu.h>
+#include <asm/irqflags.h>
+
+static int vprintk_locked(const char *fmt, va_list ap);
+
+/* This CPU's id, or 0 before per-CPU data exists. */
+static int printk_cpu_id(void)
+{
+	return this_cpu() ? this_cpu()->cpu : 0;
+}
+
+static void printk_relax(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#endif
+}
 
 unsigned long console_loglevel = 7;	/* show everything but debug */
 CMDLINE_UINT("loglevel", console_loglevel, 0, 8,
@@ -76,7 +94,55 @@ static int parse_level(const char **fmt)
 	return LOGLEVEL_DEFAULT;
 }
 
+/*
+ * One CPU prints at a time, so lines do not interleave. The lock is a raw
+ * one (printk runs inside the spinlock debugging code and in NMIs) that
+ * knows its owner: a CPU that re-enters printk (an NMI or a fault inside
+ * printk) goes ahead, and a waiter that waits too long (a CPU stopped while
+ * holding it) takes it over, because a lost panic message is worse than a
+ * garbled one.
+ */
+static int printk_owner = -1;
+
+static bool printk_lock(void)
+{
+	int me = printk_cpu_id();
+	long spins = 0;
+
+	if (__atomic_load_n(&printk_owner, __ATOMIC_RELAXED) == me)
+		return false;		/* nested on this CPU */
+	for (;;) {
+		int free = -1;
+
+		if (__atomic_compare_exchange_n(&printk_owner, &free, me, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+		if (++spins > 50000000) {	/* about a second or more: take it */
+			__atomic_store_n(&printk_owner, me, __ATOMIC_RELAXED);
+			return true;
+		}
+		printk_relax();
+	}
+}
+
+static void printk_unlock(bool taken)
+{
+	if (taken)
+		__atomic_store_n(&printk_owner, -1, __ATOMIC_RELEASE);
+}
+
 int vprintk(const char *fmt, va_list ap)
+{
+	unsigned long flags = arch_local_irq_save();
+	bool taken = printk_lock();
+	int len = vprintk_locked(fmt, ap);
+
+	printk_unlock(taken);
+	arch_local_irq_restore(flags);
+	return len;
+}
+
+static int vprintk_locked(const char *fmt, va_list ap)
 {
 	char line[1024];
 	char stamp[32];

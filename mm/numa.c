@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) "numa: " fmt
 #include <quire/numa.h>
+#include <quire/percpu.h>
 #include <quire/acpi.h>
 #include <quire/bootinfo.h>
 #include <quire/gfp.h>
@@ -45,7 +46,7 @@ int cpu_to_node(int cpu)
 
 int numa_node_id(void)
 {
-	return cpu_to_node(0);
+	return cpu_to_node(smp_processor_id());
 }
 
 int phys_to_nid(phys_addr_t phys)

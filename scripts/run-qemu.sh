@@ -13,6 +13,7 @@
 #               per-run ISO under $BUILD/run-iso/ whose command line is $CMDLINE.
 #   INITRD      initrd file: -initrd for direct, multiboot2 module "initrd" otherwise [unset]
 #   QEMU_EXTRA  extra QEMU arguments, appended as is (split on whitespace) [empty]
+#               Without -accel or -icount there, -accel tcg,thread=multi is added.
 #   BUILD       build directory                                        [build]
 #   KERNEL      kernel ELF                                             [$BUILD/quire.elf]
 #   ISO         boot ISO                                               [$BUILD/quire.iso]
@@ -114,6 +115,12 @@ extra_args=()
 if [ -n "$QEMU_EXTRA" ]; then
     read -r -a extra_args <<<"$QEMU_EXTRA" || true
 fi
+# One host thread per guest CPU (multi-threaded TCG), unless the caller chose
+# its own accelerator or icount (which needs single-threaded TCG).
+case " ${topo_args[*]} ${extra_args[*]} " in
+*" -accel "* | *" -icount "* | *" -enable-kvm "*) ;;
+*) extra_args+=(-accel tcg,thread=multi) ;;
+esac
 
 [[ $TIMEOUT =~ ^([0-9]+(\.[0-9]*)?)?$ ]] || die "TIMEOUT must be a number of seconds, not '$TIMEOUT'"
 [[ ! $TIMEOUT =~ ^0*(\.0*)?$ ]] || TIMEOUT="" # 0 means no limit, as for timeout(1)

@@ -154,7 +154,7 @@ static void stray_vector_caught(struct ktest *t)
 {
 	struct fault_catch fc;
 
-	if (fault_catch_begin(&fc) == 0) {
+	if (fault_catch_begin_vector(&fc, 0x80) == 0) {
 		__asm__ __volatile__("int $0x80");
 		fault_catch_end(&fc);
 	}

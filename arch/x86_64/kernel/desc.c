@@ -2,14 +2,15 @@
  * The GDT (with the TSS), and the IDT. Every one of the 256 vectors gets a
  * stub (entry.S) that ends in do_trap(). Double fault, NMI and machine check
  * run on their own IST stacks, so that they work even when the kernel stack
- * is broken (a double fault is usually a stack overflow).
+ * is broken (a double fault is usually a stack overflow). Each CPU has its
+ * own GDT, TSS and IST stacks (struct cpu_arch); the IDT is shared.
  */
 #include <asm/desc.h>
 #include <quire/string.h>
+#include <quire/percpu.h>
 
-static u64 gdt[8] __aligned(16);
-static struct tss tss __aligned(16);
-static u8 ist_stacks[IST_COUNT][IST_STACK_SIZE] __aligned(16);
+/* The boot CPU's; the others are allocated by smpboot.c. */
+struct cpu_arch boot_cpu_arch;
 
 struct idt_gate {
 	u16 offset_low;
@@ -32,19 +33,23 @@ extern const u64 isr_stub_table[256];
 
 void ist_stack_bounds(int ist, u64 *lo, u64 *hi)
 {
-	*lo = (u64)(uintptr_t)ist_stacks[ist - 1];
+	struct cpu_arch *a = this_cpu()->arch;
+
+	*lo = (u64)(uintptr_t)a->ist_stacks[ist - 1];
 	*hi = *lo + IST_STACK_SIZE;
 }
 
-void gdt_init(void)
+void gdt_init(struct cpu_arch *a)
 {
-	u64 base = (u64)(uintptr_t)&tss;
-	u64 limit = sizeof(tss) - 1;
-	struct desc_ptr ptr = { sizeof(gdt) - 1, (u64)(uintptr_t)gdt };
+	u64 *gdt = a->gdt;
+	struct tss *tss = &a->tss;
+	u64 base = (u64)(uintptr_t)tss;
+	u64 limit = sizeof(*tss) - 1;
+	struct desc_ptr ptr = { sizeof(a->gdt) - 1, (u64)(uintptr_t)gdt };
 
 	for (int i = 0; i < IST_COUNT; i++)
-		tss.ist[i] = (u64)(uintptr_t)ist_stacks[i] + IST_STACK_SIZE;
-	tss.iomap_base = sizeof(tss);	/* no I/O permission bitmap */
+		tss->ist[i] = (u64)(uintptr_t)a->ist_stacks[i] + IST_STACK_SIZE;
+	tss->iomap_base = sizeof(*tss);	/* no I/O permission bitmap */
 
 	gdt[0] = 0;
 	gdt[GDT_KERNEL_CS / 8] = 0x00af9b000000ffffULL;	/* 64-bit code, DPL 0 */
@@ -90,12 +95,18 @@ static void set_gate(int vector, u64 handler, int ist)
 
 void idt_init(void)
 {
-	struct desc_ptr ptr = { sizeof(idt) - 1, (u64)(uintptr_t)idt };
-
 	for (int v = 0; v < 256; v++)
 		set_gate(v, isr_stub_table[v], 0);
 	idt[8].ist = IST_DOUBLE_FAULT;
 	idt[2].ist = IST_NMI;
 	idt[18].ist = IST_MACHINE_CHECK;
+	idt_load();
+}
+
+/* Load the shared IDT on this CPU. */
+void idt_load(void)
+{
+	struct desc_ptr ptr = { sizeof(idt) - 1, (u64)(uintptr_t)idt };
+
 	__asm__ __volatile__("lidt %0" : : "m"(ptr));
 }

@@ -15,6 +15,10 @@
 #include <asm/boot.h>
 #include <asm/desc.h>
 #include <asm/direct_map.h>
+#include <asm/apic.h>
+#include <asm/irq.h>
+#include <quire/sched.h>
+#include <quire/smp.h>
 #include <quire/acpi.h>
 #include <quire/numa.h>
 #include <quire/mm.h>
@@ -26,8 +30,9 @@ void x86_64_start(u32 magic, u64 info_phys)
 	int err;
 
 	serial_init();
+	percpu_early_init();
 	pr_notice("Quire %s (x86_64) booting\n", QUIRE_VERSION);
-	gdt_init();
+	gdt_init(&boot_cpu_arch);
 	idt_init();
 	err = bootinfo_parse(magic, info_phys);
 	if (err)
@@ -41,5 +46,12 @@ void x86_64_start(u32 magic, u64 info_phys)
 	x86_memblock_init();
 	init_direct_map();
 	mm_core_init();
+	/* Interrupts, the scheduler, then the other CPUs. */
+	irq_init();
+	lapic_init_bsp();
+	sched_init();
+	lapic_setup_cpu();
+	local_irq_enable();
+	smp_boot_cpus();
 	start_kernel();
 }

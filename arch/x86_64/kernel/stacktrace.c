@@ -1,12 +1,15 @@
 /*
  * Backtraces by frame pointer: each frame starts with the caller's rbp and
  * the return address. A frame pointer is followed only while it points into
- * memory the kernel owns as stack (the image, which holds the boot and IST
- * stacks for now), so a corrupted chain ends the trace instead of faulting.
+ * memory that can hold a kernel stack (the image: the boot and BSP IST
+ * stacks; the direct map: every other stack), so a corrupted chain ends the
+ * trace instead of faulting.
  */
 #include <quire/stacktrace.h>
 #include <quire/ksyms.h>
 #include <quire/printk.h>
+#include <quire/mm.h>
+#include <asm/direct_map.h>
 
 #define MAX_FRAMES 32
 
@@ -14,8 +17,12 @@ extern const char _stext[], _end[];
 
 static bool plausible_frame(u64 fp)
 {
-	return fp && (fp & 7) == 0 && fp >= (u64)(uintptr_t)_stext &&
-	       fp + 16 <= (u64)(uintptr_t)_end;
+	if (!fp || (fp & 7))
+		return false;
+	if (fp >= (u64)(uintptr_t)_stext && fp + 16 <= (u64)(uintptr_t)_end)
+		return true;
+	return direct_map_ready && fp >= PAGE_OFFSET && fp < PAGE_OFFSET + DIRECT_MAP_SIZE &&
+	       pfn_valid(PHYS_PFN(fp - PAGE_OFFSET));
 }
 
 int stack_trace_save(u64 rbp, u64 *out, int max)

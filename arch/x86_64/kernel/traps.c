@@ -1,7 +1,7 @@
 /*
- * do_trap: where every exception and interrupt vector lands. There is no
- * interrupt source yet (no LAPIC, no IOAPIC until the SMP issue), so every
- * vector is fatal unless someone expected it:
+ * do_trap: where every exception and interrupt vector lands. Interrupts
+ * (vectors 32-255) and NMIs go to arch/x86_64/kernel/irq.c. An exception is
+ * fatal unless someone expected it:
  *   1. a fault_catch armed by the code that raised it, or
  *   2. a running test case (the test runner records a crash and goes on),
  * and otherwise the report is printed and the kernel panics.
@@ -15,6 +15,9 @@
 #include <quire/ksyms.h>
 #include <quire/stacktrace.h>
 #include <quire/ktest.h>
+#include <quire/percpu.h>
+#include <quire/sched.h>
+#include <asm/irq.h>
 
 static const char *const names[32] = {
 	[X86_TRAP_DE] = "#DE Divide error",
@@ -50,19 +53,33 @@ const char *trap_name(unsigned int vector)
 	return "Interrupt";
 }
 
-static struct fault_catch *fault_catch_top;
+/* Before the scheduler runs there is no task: the boot CPU keeps the catches. */
+static struct fault_catch *boot_fault_catch;
 
-void fault_catch_push(struct fault_catch *fc)
+static struct fault_catch **catch_top(void)
 {
-	fc->outer = fault_catch_top;
+	struct task *t = this_cpu_read(current_task);
+
+	return t ? (struct fault_catch **)&t->fault_catch : &boot_fault_catch;
+}
+
+void fault_catch_push(struct fault_catch *fc, int want_vector)
+{
+	struct fault_catch **top = catch_top();
+
+	fc->outer = *top;
+	fc->want_vector = want_vector;
+	fc->flags = read_flags();
 	fc->vector = fc->error_code = fc->cr2 = fc->rip = fc->regs_addr = 0;
-	fault_catch_top = fc;
+	*top = fc;
 }
 
 void fault_catch_end(struct fault_catch *fc)
 {
-	BUG_ON(fault_catch_top != fc);
-	fault_catch_top = fc->outer;
+	struct fault_catch **top = catch_top();
+
+	BUG_ON(*top != fc);
+	*top = fc->outer;
 }
 
 static void describe_pf(u64 err, char *buf, size_t len)
@@ -86,7 +103,7 @@ void show_trap_report(const struct pt_regs *r, u64 cr2)
 	if (r->vector == X86_TRAP_PF)
 		pr_emerg("CR2: %016llx (the address that faulted)\n", (unsigned long long)cr2);
 	ksym_format(sym, sizeof(sym), r->rip);
-	pr_emerg("CPU: 0 %s mode\n", user_mode(r) ? "user" : "kernel");
+	pr_emerg("CPU: %d %s mode\n", smp_processor_id(), user_mode(r) ? "user" : "kernel");
 	pr_emerg("RIP: %04llx:%016llx %s\n", (unsigned long long)r->cs,
 		 (unsigned long long)r->rip, sym);
 	pr_emerg("RSP: %04llx:%016llx EFLAGS: %08llx\n", (unsigned long long)r->ss,
@@ -111,21 +128,30 @@ void do_trap(struct pt_regs *regs);
 void do_trap(struct pt_regs *regs)
 {
 	u64 cr2 = regs->vector == X86_TRAP_PF ? read_cr2() : 0;
-	struct fault_catch *fc = fault_catch_top;
+	struct fault_catch **top = catch_top();
+	struct fault_catch *fc = *top;
 
-	if (fc && !user_mode(regs)) {
-		fault_catch_top = fc->outer;
+	if (fc && !user_mode(regs) &&
+	    (regs->vector < 32 || (int)regs->vector == fc->want_vector)) {
+		*top = fc->outer;
 		fc->vector = regs->vector;
 		fc->error_code = regs->error_code;
 		fc->cr2 = cr2;
 		fc->rip = regs->rip;
 		fc->regs_addr = (u64)(uintptr_t)regs;
+		if (fc->flags & X86_EFLAGS_IF)
+			longjmp_irq_on(fc->env, 1);
 		longjmp(fc->env, 1);
 	}
 
-	if (regs->vector >= 32)
-		pr_emerg("unexpected interrupt on vector %llu (no interrupt sources are set up)\n",
-			 (unsigned long long)regs->vector);
+	if (regs->vector >= 32) {
+		handle_irq(regs);
+		return;
+	}
+	if (regs->vector == X86_TRAP_NMI) {
+		handle_nmi(regs);
+		return;
+	}
 	show_trap_report(regs, cr2);
 	/* A test case that crashed is reported as failed; the others still run. */
 	ktest_recover_from_crash(trap_name((unsigned)regs->vector));

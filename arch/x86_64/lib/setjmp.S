@@ -17,9 +17,24 @@ setjmp:
 	ret
 	.size setjmp, . - setjmp
 
+/*
+ * longjmp_irq_on: longjmp that also turns interrupts on, for leaving an
+ * exception handler (entered with interrupts off) back into code that ran
+ * with them on. sti acts after the next instruction, so the first interrupt
+ * arrives once the stack is back.
+ */
+	.globl longjmp_irq_on
+	.type longjmp_irq_on, @function
+longjmp_irq_on:
+	movb $1, %cl
+	jmp 0f
+	.size longjmp_irq_on, . - longjmp_irq_on
+
 	.globl longjmp
 	.type longjmp, @function
 longjmp:
+	xorb %cl, %cl
+0:
 	movl %esi, %eax
 	testl %eax, %eax
 	jnz 1f
@@ -31,5 +46,8 @@ longjmp:
 	movq 32(%rdi), %r14
 	movq 40(%rdi), %r15
 	movq 48(%rdi), %rsp
-	jmpq *56(%rdi)
+	testb %cl, %cl
+	jz 2f
+	sti
+2:	jmpq *56(%rdi)
 	.size longjmp, . - longjmp

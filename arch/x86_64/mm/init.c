@@ -32,6 +32,7 @@ extern const char _kernel_phys_start[], _kernel_phys_end[];
 
 unsigned long direct_map_pages[DIRECT_MAP_LEVELS];	/* mappings made, per size */
 bool direct_map_ready;
+phys_addr_t kernel_pml4_phys;		/* the kernel's page tables, loaded on every CPU */
 
 void x86_memblock_init(void)
 {
@@ -142,7 +143,8 @@ void init_direct_map(void)
 	}
 	/* The kernel image keeps its early mapping (the top 2 GiB). */
 	pml4[511] = early_pml4[511];
-	write_cr3((u64)(uintptr_t)pml4);
+	kernel_pml4_phys = (phys_addr_t)(uintptr_t)pml4;
+	write_cr3(kernel_pml4_phys);
 	direct_map_ready = true;
 	memblock.alloc_limit = ~(phys_addr_t)0;
 	pr_info("direct map at %#lx: %lu x 1 GiB, %lu x 2 MiB, %lu x 4 KiB pages%s\n",

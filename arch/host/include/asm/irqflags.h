@@ -14,6 +14,17 @@ static inline void arch_local_irq_restore(unsigned long flags)
 	(void)flags;
 }
 
+static inline bool arch_irqs_disabled_flags(unsigned long flags)
+{
+	(void)flags;
+	return false;
+}
+
+static inline bool arch_irqs_disabled(void)
+{
+	return false;
+}
+
 static inline void cpu_relax(void)
 {
 	sched_yield();

@@ -29,9 +29,21 @@ struct tss {
 	u16 iomap_base;
 } __attribute__((packed));
 
-void gdt_init(void);
+/* One CPU's descriptor tables and exception stacks. */
+struct cpu_arch {
+	u64 gdt[8] __attribute__((aligned(16)));
+	struct tss tss __attribute__((aligned(16)));
+	u8 ist_stacks[IST_COUNT][IST_STACK_SIZE] __attribute__((aligned(16)));
+};
+
+extern struct cpu_arch boot_cpu_arch;
+
+/* Load a CPU's GDT and TSS (and reload the segment registers). */
+void gdt_init(struct cpu_arch *a);
+/* Fill the IDT (once) and load it; idt_load() loads it on another CPU. */
 void idt_init(void);
-/* The bounds of an IST stack, for tests and for the stack-trace walker. */
+void idt_load(void);
+/* The bounds of this CPU's IST stack, for tests and the stack-trace walker. */
 void ist_stack_bounds(int ist, u64 *lo, u64 *hi);
 
 #endif

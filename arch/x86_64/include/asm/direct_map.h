@@ -10,6 +10,9 @@ extern unsigned long direct_map_pages[DIRECT_MAP_LEVELS];
 /* True once the kernel runs on the direct map (the identity map is gone). */
 extern bool direct_map_ready;
 
+/* Physical address of the kernel's top-level page table. */
+extern phys_addr_t kernel_pml4_phys;
+
 void x86_memblock_init(void);
 void init_direct_map(void);
 

@@ -19,4 +19,14 @@ static inline void arch_local_irq_restore(unsigned long flags)
 		local_irq_enable();
 }
 
+static inline bool arch_irqs_disabled_flags(unsigned long flags)
+{
+	return !(flags & X86_EFLAGS_IF);
+}
+
+static inline bool arch_irqs_disabled(void)
+{
+	return arch_irqs_disabled_flags(read_flags());
+}
+
 #endif

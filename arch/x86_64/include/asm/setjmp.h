@@ -13,5 +13,7 @@ typedef struct { u64 regs[8]; } jmp_buf[1];
 
 int setjmp(jmp_buf env) __attribute__((returns_twice));
 __attribute__((noreturn)) void longjmp(jmp_buf env, int val);
+/* longjmp, and turn interrupts on as it lands. */
+__attribute__((noreturn)) void longjmp_irq_on(jmp_buf env, int val);
 
 #endif

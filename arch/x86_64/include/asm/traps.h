@@ -53,18 +53,23 @@ void show_trap_report(const struct pt_regs *regs, u64 cr2);
  *	}
  *
  * The exception handler unwinds to fault_catch_begin (like longjmp), which
- * then returns 1. Catches nest; the innermost one wins. Only exceptions
- * raised in kernel mode are caught.
+ * then returns 1. Catches nest; the innermost one wins. They belong to the
+ * running task (another CPU's faults are never caught here), and catch
+ * exceptions (vectors 0-31) raised in kernel mode; fault_catch_begin_vector
+ * also catches one interrupt vector, for tests that raise it with "int".
  */
 struct fault_catch {
 	jmp_buf env;
 	struct fault_catch *outer;
+	int want_vector;	/* an interrupt vector (>= 32) to catch too, or -1 */
+	u64 flags;		/* RFLAGS when armed: interrupts come back on if they were */
 	u64 vector, error_code, cr2, rip;
 	u64 regs_addr;		/* where the handler's pt_regs lay: shows the stack used */
 };
 
-void fault_catch_push(struct fault_catch *fc);
+void fault_catch_push(struct fault_catch *fc, int want_vector);
 void fault_catch_end(struct fault_catch *fc);
-#define fault_catch_begin(fc) (fault_catch_push(fc), setjmp((fc)->env))
+#define fault_catch_begin(fc) (fault_catch_push(fc, -1), setjmp((fc)->env))
+#define fault_catch_begin_vector(fc, v) (fault_catch_push(fc, v), setjmp((fc)->env))
 
 #endif

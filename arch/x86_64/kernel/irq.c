@@ -1,0 +1,87 @@
+/*
+ * Dispatch of interrupt vectors 32-255: a table of handlers, the LAPIC's
+ * end-of-interrupt, and preemption on the way out (the interrupted task is
+ * switched out if a reschedule is due and it was preemptible). NMIs stop the
+ * CPU when another CPU panicked; otherwise they are reported.
+ */
+#define pr_fmt(fmt) "irq: " fmt
+#include <asm/irq.h>
+#include <asm/apic.h>
+#include <asm/cpu.h>
+#include <quire/percpu.h>
+#include <quire/sched.h>
+#include <quire/printk.h>
+#include <quire/panic.h>
+#include <quire/errno.h>
+
+struct vector_desc {
+	vector_handler_t fn;
+	void *data;
+	const char *name;
+	u64 count;
+};
+
+static struct vector_desc vectors[256];
+
+int request_vector(u8 vector, vector_handler_t fn, void *data, const char *name)
+{
+	if (vector < 32)
+		return -EINVAL;
+	if (vectors[vector].fn)
+		return -EBUSY;
+	vectors[vector].data = data;
+	vectors[vector].name = name;
+	__atomic_store_n(&vectors[vector].fn, fn, __ATOMIC_RELEASE);
+	return 0;
+}
+
+u64 vector_count(u8 vector)
+{
+	return __atomic_load_n(&vectors[vector].count, __ATOMIC_RELAXED);
+}
+
+static void timer_interrupt(struct pt_regs *regs, void *unused)
+{
+	this_cpu()->timer_ticks++;
+	scheduler_tick();
+}
+
+void handle_irq(struct pt_regs *regs)
+{
+	u8 v = (u8)regs->vector;
+	struct vector_desc *d = &vectors[v];
+	struct percpu *pc = this_cpu();
+
+	pc->irqs++;
+	pc->irq_depth++;
+	__atomic_fetch_add(&d->count, 1, __ATOMIC_RELAXED);
+	if (v == SPURIOUS_APIC_VECTOR) {
+		pc->irq_depth--;
+		return;			/* spurious: no EOI */
+	}
+	if (d->fn)
+		d->fn(regs, d->data);
+	else if (d->count <= 3)
+		pr_warn("CPU %d: unexpected interrupt on vector %u; ignored\n", pc->cpu, v);
+	lapic_eoi();
+	pc->irq_depth--;
+	/* Preempt the interrupted code if it allows it and someone is waiting. */
+	if (pc->need_resched && pc->irq_depth == 0 && (regs->rflags & X86_EFLAGS_IF) &&
+	    !user_mode(regs))
+		preempt_schedule_irq();
+}
+
+void handle_nmi(struct pt_regs *regs)
+{
+	if (panic_in_progress) {
+		printk(KERN_RAW "CPU %d: stopped (another CPU panicked)\n", smp_processor_id());
+		for (;;)
+			__asm__ __volatile__("cli; hlt");
+	}
+	pr_warn("CPU %d: NMI received for an unknown reason; continuing\n", smp_processor_id());
+}
+
+void irq_init(void)
+{
+	request_vector(LOCAL_TIMER_VECTOR, timer_interrupt, NULL, "timer");
+}

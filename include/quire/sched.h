@@ -1,0 +1,116 @@
+/*
+ * Kernel threads and the scheduler (kernel/sched.c). Every CPU has a run
+ * queue and an idle task; a thread runs on the CPUs its affinity mask allows;
+ * the LAPIC timer preempts a thread that has run for its time slice when
+ * preemption is enabled. See docs/smp.md.
+ *
+ * Sleeping follows Linux's pattern:
+ *	set_current_state(TASK_UNINTERRUPTIBLE);
+ *	if (!condition)
+ *		schedule();
+ *	__set_current_state(TASK_RUNNING);
+ * and the waker sets the condition, then calls wake_up_process(task). A
+ * wake-up that comes between the state change and schedule() is not lost.
+ */
+#ifndef QUIRE_SCHED_H
+#define QUIRE_SCHED_H
+
+#include <quire/types.h>
+#include <quire/list.h>
+#include <quire/atomic.h>
+#include <quire/percpu.h>
+#include <quire/preempt.h>
+
+#define TASK_RUNNING		0
+#define TASK_INTERRUPTIBLE	1
+#define TASK_UNINTERRUPTIBLE	2
+#define TASK_DEAD		16
+
+#define TASK_COMM_LEN		16
+#define KERNEL_STACK_ORDER	2		/* 16 KiB kernel stacks */
+#define KERNEL_STACK_SIZE	(4096UL << KERNEL_STACK_ORDER)
+#define SCHED_SLICE_NS		(10 * 1000 * 1000ULL)	/* a tick */
+
+typedef u64 cpumask_t;			/* bit n: CPU n (MAX_CPUS = 64) */
+#define CPU_MASK_ALL		(~0ULL)
+#define cpumask_of(cpu)		(1ULL << (cpu))
+
+struct task {
+	u64 rsp;			/* saved stack pointer while switched out */
+	volatile int state;		/* TASK_* */
+	int cpu;			/* the CPU it runs on, or whose queue it is on */
+	bool on_rq;			/* queued on a run queue */
+	bool on_cpu;			/* running (or switching out) on some CPU */
+	cpumask_t cpus_allowed;
+	struct list_head run_list;
+	int tid;
+	char comm[TASK_COMM_LEN];
+	void *stack;			/* KERNEL_STACK_SIZE bytes */
+	int (*fn)(void *arg);
+	void *arg;
+	int exit_code;
+	struct task *joiner;		/* waiting in kthread_join */
+	u64 slice_start_ns;
+	u64 runtime_ns;
+	u64 nr_switches;
+	u64 nr_migrations;
+	/* Lock debugging (kernel/locking/): what this task holds. */
+	int locks_held;
+	/* The innermost armed fault_catch (asm/traps.h): faults are caught per task. */
+	void *fault_catch;
+};
+
+/* The task running on this CPU. */
+static inline struct task *get_current(void)
+{
+	return this_cpu_read(current_task);
+}
+#define current get_current()
+
+void set_current_state(int state);
+#define __set_current_state(s) (current->state = (s))
+
+/* Give up the CPU; returns when the task is chosen to run again. */
+void schedule(void);
+/* Let other runnable tasks on this CPU go first. */
+void yield(void);
+/* Make a sleeping task runnable (no-op if it already is). Returns whether it woke it. */
+bool wake_up_process(struct task *t);
+
+/*
+ * A kernel thread running fn(arg). kthread_create leaves it stopped (call
+ * wake_up_process); kthread_run starts it. NULL on allocation failure.
+ */
+struct task *kthread_create(int (*fn)(void *), void *arg, const char *name);
+struct task *kthread_run(int (*fn)(void *), void *arg, const char *name);
+/* Restrict where a thread may run (before it starts, or any time). -EINVAL for an empty/offline mask. */
+int set_cpus_allowed(struct task *t, cpumask_t mask);
+static inline int kthread_bind(struct task *t, int cpu)
+{
+	return set_cpus_allowed(t, cpumask_of(cpu));
+}
+/* Wait for a thread to finish; returns fn's result and frees the task. */
+int kthread_join(struct task *t);
+/* End the calling thread. */
+__attribute__((noreturn)) void kthread_exit(int code);
+
+/* Sleep (other tasks run) for at least ns / ms. */
+void schedule_timeout_ns(u64 ns);
+void msleep(u64 ms);
+
+/* Preemption control: quire/preempt.h. */
+
+/* Called by the LAPIC timer interrupt on each CPU. */
+void scheduler_tick(void);
+/* Called on the way out of an interrupt: switch if a reschedule is due. */
+void preempt_schedule_irq(void);
+/* Boot: turn the boot context into CPU 0's first task, and each AP's idle loop. */
+void sched_init(void);
+void sched_init_ap(void);
+struct task *sched_adopt_current(const char *name);
+__attribute__((noreturn)) void cpu_idle_loop(void);
+
+/* Counters for tests. */
+u64 sched_nr_running(int cpu);
+
+#endif
