@@ -27,6 +27,8 @@
 #include <quire/percpu.h>
 #include <asm/setjmp.h>
 #include <asm/irqflags.h>
+#include <asm/irq.h>
+#include <quire/time.h>
 
 #define MAX_SELECTED 64
 
@@ -37,6 +39,25 @@ static struct ktest *current_test;
 static struct ktest case_state;
 static jmp_buf case_env;
 static struct task *case_task;
+static u64 case_started_ns;
+static bool case_reported_hung;
+
+/* A case running longer than this gets every CPU's backtrace printed, once. */
+#define KTEST_HUNG_NS (20 * NSEC_PER_SEC)
+
+/* Called from the timer tick on every CPU. */
+void ktest_watchdog_tick(void)
+{
+	u64 started = __atomic_load_n(&case_started_ns, __ATOMIC_RELAXED);
+
+	if (!current_test || !started || ktime_get_ns() - started < KTEST_HUNG_NS)
+		return;
+	if (__atomic_exchange_n(&case_reported_hung, true, __ATOMIC_SEQ_CST))
+		return;
+	printk(KERN_RAW "    # %s: still running after %llu s; backtraces of every CPU follow\n",
+	       case_state.name, (unsigned long long)(KTEST_HUNG_NS / NSEC_PER_SEC));
+	trigger_all_cpu_backtrace();
+}
 
 /* KTAP lines go to the console without timestamps, whatever the loglevel. */
 #define ktap(fmt, ...) printk(KERN_RAW fmt, ##__VA_ARGS__)
@@ -133,6 +154,8 @@ static __noinline enum ktest_status run_case(const struct ktest_case *c)
 	t->status = KTEST_PASS;
 	t->abort_env = &case_env;
 	case_task = this_cpu_read(current_task);
+	case_reported_hung = false;
+	case_started_ns = ktime_get_ns();
 	current_test = t;
 	if (setjmp(case_env) != 0) {
 		/* Ended early (assertion, skip, crash): interrupts as they were. */
@@ -141,6 +164,7 @@ static __noinline enum ktest_status run_case(const struct ktest_case *c)
 		c->run(t);
 	}
 	current_test = NULL;
+	case_started_ns = 0;
 	return t->status;
 }
 

@@ -14,6 +14,7 @@
 #include <quire/numa.h>
 #include <quire/mm.h>
 #include <quire/slab.h>
+#include <quire/console.h>
 
 static char ktest_spec[256];
 CMDLINE_STRING("ktest", ktest_spec,
@@ -70,6 +71,7 @@ void start_kernel(void)
 		memstat_print();
 		slab_print_stats();
 	}
+	console_echo_run();		/* echo_console=1 only */
 
 	if (ktest_spec[0]) {
 		int failed = ktest_run(ktest_spec);

@@ -22,6 +22,7 @@
 #include <quire/errno.h>
 #include <quire/time.h>
 #include <quire/smp.h>
+#include <quire/debug_locks.h>
 #include <asm/irqflags.h>
 
 struct rq {
@@ -190,15 +191,21 @@ static void finish_switch(struct task *last)
 	sched_lock_release();
 }
 
-/* Pick and switch. Interrupts off. */
-static void __schedule(void)
+/*
+ * Pick and switch. Interrupts off. A preempted task stays runnable whatever
+ * its state: it may have been caught between set_current_state() and
+ * schedule(), and taking it off the queue then would lose a wake-up that
+ * came before. It goes to sleep only when it calls schedule() itself.
+ */
+static void __schedule(bool preempt)
 {
 	int cpu = smp_processor_id();
 	struct task *prev = current, *next, *last;
 
 	sched_lock_acquire();
 	this_cpu()->need_resched = false;
-	if (prev->state == TASK_RUNNING && !is_idle(prev))
+	if ((prev->state == TASK_RUNNING || (preempt && prev->state != TASK_DEAD)) &&
+	    !is_idle(prev))
 		enqueue(prev, cpu);
 	next = pick_next(cpu);
 	if (next == prev) {
@@ -221,28 +228,38 @@ void schedule(void)
 
 	if (!current)
 		return;		/* before sched_init */
+	might_sleep();
 	flags = arch_local_irq_save();
-	__schedule();
+	__schedule(false);
 	arch_local_irq_restore(flags);
 }
 
 void preempt_schedule(void)
 {
+	unsigned long flags;
+
 	if (!current || !(read_flags() & X86_EFLAGS_IF) || this_cpu()->irq_depth)
 		return;
-	schedule();
+	flags = arch_local_irq_save();
+	__schedule(true);
+	arch_local_irq_restore(flags);
 }
 
 void preempt_schedule_irq(void)
 {
 	if (current && this_cpu()->preempt_count == 0)
-		__schedule();
+		__schedule(true);
 }
 
 void yield(void)
 {
-	this_cpu()->need_resched = true;
-	schedule();
+	unsigned long flags;
+
+	might_sleep();
+	flags = arch_local_irq_save();
+
+	__schedule(true);	/* stays runnable, goes to the back of the queue */
+	arch_local_irq_restore(flags);
 }
 
 /* ---- sleeping with a timeout ---- */
@@ -253,16 +270,22 @@ struct sleeper {
 	u64 wake_at;
 };
 
+/*
+ * Sleep in the state the caller set (set_current_state before the call, as
+ * for schedule()) until woken or until ns have passed. A wake-up that came
+ * after the caller set its state is kept: the state is not touched here.
+ */
 void schedule_timeout_ns(u64 ns)
 {
 	struct sleeper s = { .task = current, .wake_at = ktime_get_ns() + ns };
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
 
+	might_sleep();
+	flags = arch_local_irq_save();
 	sched_lock_acquire();
 	list_add(&s.list, &sleepers);
-	current->state = TASK_INTERRUPTIBLE;
 	sched_lock_release();
-	__schedule();
+	__schedule(false);
 	sched_lock_acquire();
 	list_del(&s.list);		/* woken early, or by the tick */
 	sched_lock_release();
@@ -273,8 +296,11 @@ void msleep(u64 ms)
 {
 	u64 end = ktime_get_ns() + ms * NSEC_PER_MSEC;
 
-	for (u64 now = ktime_get_ns(); now < end; now = ktime_get_ns())
+	might_sleep();
+	for (u64 now = ktime_get_ns(); now < end; now = ktime_get_ns()) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
 		schedule_timeout_ns(end - now);
+	}
 }
 
 /* ---- the tick ---- */
@@ -411,21 +437,23 @@ void kthread_exit(int code)
 	current->exit_code = code;
 	current->state = TASK_DEAD;
 	sched_lock_release();
-	__schedule();
+	__schedule(false);
 	panic("a dead task was scheduled again");
 }
 
 int kthread_join(struct task *t)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
 	int code;
 
+	might_sleep();
+	flags = arch_local_irq_save();
 	sched_lock_acquire();
 	while (!(t->state == TASK_DEAD && !t->on_cpu)) {
 		t->joiner = current;
 		current->state = TASK_UNINTERRUPTIBLE;
 		sched_lock_release();
-		__schedule();
+		__schedule(false);
 		sched_lock_acquire();
 	}
 	sched_lock_release();
@@ -442,7 +470,7 @@ void cpu_idle_loop(void)
 	for (;;) {
 		local_irq_disable();
 		if (this_cpu()->need_resched || runqueues[smp_processor_id()].nr_queued) {
-			__schedule();
+			__schedule(false);
 			local_irq_enable();
 			continue;
 		}

@@ -1,8 +1,9 @@
 /*
- * MADT ("APIC"): the processors and I/O APICs. Each Local APIC or x2APIC
- * entry that is enabled, or online-capable (can be brought up later), gets
- * the next logical CPU id, in table order, as Linux numbers them; the first
- * is the boot CPU on every firmware Quire boots on.
+ * MADT ("APIC"): the processors, the I/O APICs and the ISA interrupt source
+ * overrides (which GSI each ISA IRQ arrives on, and how). Each Local APIC
+ * or x2APIC entry that is enabled, or online-capable (can be brought up
+ * later), gets the next logical CPU id, in table order, as Linux numbers
+ * them; the first is the boot CPU on every firmware Quire boots on.
  */
 #define pr_fmt(fmt) "acpi: " fmt
 #include <quire/acpi.h>
@@ -47,6 +48,52 @@ static void add_ioapic(const struct acpi_madt_io_apic *e)
 	io->id = e->id;
 	io->address = e->address;
 	io->gsi_base = e->global_irq_base;
+}
+
+/* The signalling an override gives, "conforms to the bus" resolved to ISA's edge/high. */
+static const char *polarity_name(u16 flags)
+{
+	switch (flags & ACPI_MADT_POLARITY_MASK) {
+	case ACPI_MADT_POLARITY_CONFORMS:
+	case ACPI_MADT_POLARITY_ACTIVE_HIGH: return "active high";
+	case ACPI_MADT_POLARITY_ACTIVE_LOW: return "active low";
+	default: return "reserved polarity";
+	}
+}
+
+static const char *trigger_name(u16 flags)
+{
+	switch (flags & ACPI_MADT_TRIGGER_MASK) {
+	case ACPI_MADT_TRIGGER_CONFORMS:
+	case ACPI_MADT_TRIGGER_EDGE: return "edge";
+	case ACPI_MADT_TRIGGER_LEVEL: return "level";
+	default: return "reserved trigger";
+	}
+}
+
+/*
+ * Only the ISA bus exists for overrides (ACPI 6.5, 5.2.12.5). A later entry
+ * for the same IRQ replaces an earlier one, as in Linux.
+ */
+static void add_override(const struct acpi_madt_interrupt_override *e)
+{
+	struct acpi_irq_override *o = NULL;
+
+	if (e->bus != 0 || e->source_irq >= 16) {
+		pr_warn("MADT: override of bus %u IRQ %u is not an ISA IRQ; ignored\n",
+			e->bus, e->source_irq);
+		return;
+	}
+	for (int i = 0; i < acpi_madt.nr_overrides; i++)
+		if (acpi_madt.override[i].source_irq == e->source_irq)
+			o = &acpi_madt.override[i];
+	if (!o)
+		o = &acpi_madt.override[acpi_madt.nr_overrides++];	/* at most 16 ISA IRQs */
+	o->source_irq = e->source_irq;
+	o->gsi = e->global_irq;
+	o->flags = e->inti_flags;
+	pr_info("MADT: ISA IRQ %u -> GSI %u (%s, %s)\n", e->source_irq, e->global_irq,
+		trigger_name(e->inti_flags), polarity_name(e->inti_flags));
 }
 
 /* An entry shorter than its type's layout is skipped; a longer one is a newer revision. */
@@ -95,6 +142,10 @@ void acpi_parse_madt(const struct acpi_table_header *t)
 			if (entry_fits(e, sizeof(struct acpi_madt_io_apic)))
 				add_ioapic((const void *)e);
 			break;
+		case ACPI_MADT_TYPE_INTERRUPT_OVERRIDE:
+			if (entry_fits(e, sizeof(struct acpi_madt_interrupt_override)))
+				add_override((const void *)e);
+			break;
 		case ACPI_MADT_TYPE_LOCAL_APIC_OVERRIDE: {
 			const struct acpi_madt_local_apic_override *p = (const void *)e;
 
@@ -103,7 +154,7 @@ void acpi_parse_madt(const struct acpi_table_header *t)
 			break;
 		}
 		default:
-			break;	/* interrupt overrides, NMI sources, ...: later */
+			break;	/* NMI sources, ...: later */
 		}
 	}
 	if (!acpi_madt.nr_cpus)

@@ -62,6 +62,7 @@ struct acpi_subtable_header {		/* MADT and SRAT entries */
 enum acpi_madt_type {
 	ACPI_MADT_TYPE_LOCAL_APIC = 0,
 	ACPI_MADT_TYPE_IO_APIC = 1,
+	ACPI_MADT_TYPE_INTERRUPT_OVERRIDE = 2,
 	ACPI_MADT_TYPE_LOCAL_APIC_OVERRIDE = 5,
 	ACPI_MADT_TYPE_LOCAL_X2APIC = 9,
 };
@@ -83,6 +84,29 @@ struct acpi_madt_io_apic {		/* type 1, 12 bytes */
 	u32 address;
 	u32 global_irq_base;
 } __packed;
+
+/*
+ * An ISA IRQ that does not reach the I/O APIC input of the same number, or
+ * not with ISA's edge/active-high signalling. QEMU's q35: IRQ 0 (the PIT)
+ * -> GSI 2, and the PCI/SCI lines level/active-high.
+ */
+struct acpi_madt_interrupt_override {	/* type 2, 10 bytes */
+	struct acpi_subtable_header header;
+	u8 bus;				/* 0: ISA */
+	u8 source_irq;
+	u32 global_irq;			/* the GSI it arrives on */
+	u16 inti_flags;			/* ACPI_MADT_POLARITY_* | ACPI_MADT_TRIGGER_* */
+} __packed;
+
+/* MPS INTI flags (Table 5.26): 0 means "as the bus says" (ISA: edge, active high). */
+#define ACPI_MADT_POLARITY_MASK		0x3
+#define ACPI_MADT_POLARITY_CONFORMS	0x0
+#define ACPI_MADT_POLARITY_ACTIVE_HIGH	0x1
+#define ACPI_MADT_POLARITY_ACTIVE_LOW	0x3
+#define ACPI_MADT_TRIGGER_MASK		0xc
+#define ACPI_MADT_TRIGGER_CONFORMS	0x0
+#define ACPI_MADT_TRIGGER_EDGE		0x4
+#define ACPI_MADT_TRIGGER_LEVEL		0xc
 
 struct acpi_madt_local_apic_override {	/* type 5, 12 bytes */
 	struct acpi_subtable_header header;
@@ -230,6 +254,7 @@ struct acpi_hmat_locality {
 #define ACPI_MAX_DOMAINS	MAX_NUMNODES
 #define ACPI_MAX_MEM_AFFINITY	32
 #define ACPI_MAX_IOAPICS	8
+#define ACPI_MAX_IRQ_OVERRIDES	16	/* ISA has 16 IRQs */
 #define ACPI_MAX_TABLES		32
 
 struct acpi_table_desc {
@@ -252,6 +277,13 @@ struct acpi_ioapic {
 	u32 gsi_base;
 };
 
+/* An ISA interrupt source override from the MADT. */
+struct acpi_irq_override {
+	u8 source_irq;			/* ISA IRQ */
+	u32 gsi;
+	u16 flags;			/* inti_flags as the MADT gives them */
+};
+
 struct acpi_madt_info {
 	bool present;
 	u64 lapic_address;
@@ -261,6 +293,8 @@ struct acpi_madt_info {
 	bool x2apic[MAX_CPUS];			/* listed by an x2APIC entry */
 	int nr_ioapics;
 	struct acpi_ioapic ioapic[ACPI_MAX_IOAPICS];
+	int nr_overrides;			/* ISA bus only; one per source IRQ */
+	struct acpi_irq_override override[ACPI_MAX_IRQ_OVERRIDES];
 };
 
 struct acpi_mem_affinity {

@@ -138,4 +138,7 @@ const struct ktest_suite *ktest_suites(size_t *count);
  */
 void ktest_recover_from_crash(const char *what);
 
+/* From the timer tick: report a case that seems hung, with every CPU's backtrace. */
+void ktest_watchdog_tick(void);
+
 #endif

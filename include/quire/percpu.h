@@ -23,6 +23,7 @@ struct percpu {
 	int preempt_count;		/* > 0: no preemption on this CPU */
 	bool need_resched;		/* switch at the next chance */
 	bool online;
+	int boot_state;			/* smpboot.c: starting, online or abandoned */
 	int irq_depth;			/* nested interrupts being handled */
 	int spinlocks_held;		/* lock debugging: spinlocks this CPU holds */
 	struct task *idle_task;

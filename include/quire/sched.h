@@ -94,7 +94,10 @@ int kthread_join(struct task *t);
 /* End the calling thread. */
 __attribute__((noreturn)) void kthread_exit(int code);
 
-/* Sleep (other tasks run) for at least ns / ms. */
+/*
+ * schedule_timeout_ns: like schedule() (set the state first), but also wakes
+ * after ns. msleep: sleep at least ms (other tasks run meanwhile).
+ */
 void schedule_timeout_ns(u64 ns);
 void msleep(u64 ms);
 

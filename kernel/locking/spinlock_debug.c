@@ -139,7 +139,9 @@ static void spin_wait(spinlock_t *l, unsigned long ip)
 	do {
 		while (arch_spin_is_locked(&l->raw)) {
 			cpu_relax();
-			if (!reported && limit && rdtsc() - start > limit) {
+			/* Still held? (A vCPU may have been away for the whole hold.) */
+			if (!reported && limit && rdtsc() - start > limit &&
+			    arch_spin_is_locked(&l->raw)) {
 				spin_held_too_long(l, ip, rdtsc() - start);
 				reported = true;
 			}

@@ -2,7 +2,8 @@
  * Host tests of drivers/acpi and mm/numa.c on well-formed machines: the
  * exact node model of numa3 (as QEMU 7.2 describes it) through the RSDT and
  * the XSDT, a memoryless CPU node, no SRAT, no ACPI, no MADT, no SLIT,
- * tiers by HMAT latency and by distance, x2APIC entries and entry flags.
+ * tiers by HMAT latency and by distance, x2APIC entries and entry flags,
+ * ISA interrupt source overrides.
  * Malformed tables and the fuzz are in test_acpi_malformed.c.
  */
 #include "numa_checks.h"
@@ -284,6 +285,58 @@ HOST_TEST(x2apic_flags_and_domain_order)
 	blobs_free();
 }
 
+/* Append a type 2 entry (10 bytes) to the MADT. */
+static void add_override(u8 bus, u8 irq, u32 gsi, u16 flags)
+{
+	u8 *e = mach.madt_extra + mach.madt_extra_len;
+
+	e[0] = ACPI_MADT_TYPE_INTERRUPT_OVERRIDE;
+	e[1] = 10;
+	e[2] = bus;
+	e[3] = irq;
+	__builtin_memcpy(e + 4, &gsi, 4);
+	__builtin_memcpy(e + 8, &flags, 2);
+	mach.madt_extra_len += 10;
+}
+
+/*
+ * QEMU q35's overrides (IRQ 0 -> GSI 2; SCI and PCI lines level, active
+ * high), then a second entry for IRQ 9 (replaces the first), one for a
+ * bus that is not ISA and one for a non-ISA IRQ (both ignored).
+ */
+HOST_TEST(isa_interrupt_overrides)
+{
+	const u16 level_high = ACPI_MADT_TRIGGER_LEVEL | ACPI_MADT_POLARITY_ACTIVE_HIGH;
+	u64 pos;
+
+	numa3();
+	add_override(0, 0, 2, 0);
+	add_override(0, 5, 5, level_high);
+	add_override(0, 9, 9, level_high);
+	add_override(0, 9, 20, ACPI_MADT_TRIGGER_LEVEL | ACPI_MADT_POLARITY_ACTIVE_LOW);
+	add_override(1, 4, 4, 0);
+	add_override(0, 16, 16, 0);
+	install();
+	pos = run();
+	check_numa3(pos);
+	EXPECT_EQ(acpi_madt.nr_overrides, 3);
+	EXPECT_EQ(acpi_madt.override[0].source_irq, 0);
+	EXPECT_EQ(acpi_madt.override[0].gsi, 2);
+	EXPECT_EQ(acpi_madt.override[0].flags, 0);
+	EXPECT_EQ(acpi_madt.override[1].source_irq, 5);
+	EXPECT_EQ(acpi_madt.override[1].flags, level_high);
+	EXPECT_EQ(acpi_madt.override[2].source_irq, 9);
+	EXPECT_EQ(acpi_madt.override[2].gsi, 20);
+	EXPECT_EQ(acpi_madt.override[2].flags & ACPI_MADT_POLARITY_MASK,
+		  ACPI_MADT_POLARITY_ACTIVE_LOW);
+	EXPECT_LOG(pos, "acpi: MADT: ISA IRQ 0 -> GSI 2 (edge, active high)");
+	EXPECT_LOG(pos, "acpi: MADT: ISA IRQ 5 -> GSI 5 (level, active high)");
+	EXPECT_LOG(pos, "acpi: MADT: ISA IRQ 9 -> GSI 20 (level, active low)");
+	EXPECT_LOG(pos, "override of bus 1 IRQ 4 is not an ISA IRQ; ignored");
+	EXPECT_LOG(pos, "override of bus 0 IRQ 16 is not an ISA IRQ; ignored");
+	blobs_free();
+}
+
 HOST_TEST_MAIN(host_acpi,
 	       HOST_CASE(numa3_rsdp_v0_rsdt),
 	       HOST_CASE(numa3_rsdp_v2_xsdt),
@@ -296,4 +349,5 @@ HOST_TEST_MAIN(host_acpi,
 	       HOST_CASE(no_slit_default_distances),
 	       HOST_CASE(tier_by_distance_without_hmat),
 	       HOST_CASE(tier_fast_cpuless_node_is_dram),
-	       HOST_CASE(x2apic_flags_and_domain_order));
+	       HOST_CASE(x2apic_flags_and_domain_order),
+	       HOST_CASE(isa_interrupt_overrides));

@@ -13,6 +13,11 @@
 #include <quire/printk.h>
 #include <quire/panic.h>
 #include <quire/errno.h>
+#include <quire/ksyms.h>
+#include <quire/ktest.h>
+#include <quire/stacktrace.h>
+#include <quire/time.h>
+#include <quire/preempt.h>
 
 struct vector_desc {
 	vector_handler_t fn;
@@ -44,6 +49,7 @@ static void timer_interrupt(struct pt_regs *regs, void *unused)
 {
 	this_cpu()->timer_ticks++;
 	scheduler_tick();
+	ktest_watchdog_tick();
 }
 
 void handle_irq(struct pt_regs *regs)
@@ -71,8 +77,47 @@ void handle_irq(struct pt_regs *regs)
 		preempt_schedule_irq();
 }
 
+/* CPUs asked to print their backtrace (trigger_all_cpu_backtrace). */
+static volatile u64 backtrace_pending;
+
+void trigger_all_cpu_backtrace(void)
+{
+	u64 others = 0;
+	int cpu, self;
+
+	preempt_disable();
+	self = smp_processor_id();
+	for_each_online_cpu(cpu)
+		if (cpu != self)
+			others |= 1ULL << cpu;
+	__atomic_store_n(&backtrace_pending, others, __ATOMIC_SEQ_CST);
+	pr_emerg("CPU %d: backtrace\n", self);
+	dump_stack();
+	if (others)
+		lapic_send_nmi_all_but_self();
+	/* Give the others a moment to print (they print under printk's lock). */
+	for (u64 start = ktime_get_ns(); __atomic_load_n(&backtrace_pending, __ATOMIC_SEQ_CST) &&
+	     ktime_get_ns() - start < NSEC_PER_SEC;)
+		cpu_relax();
+	preempt_enable();
+}
+
 void handle_nmi(struct pt_regs *regs)
 {
+	u64 me = 1ULL << smp_processor_id();
+
+	if (__atomic_load_n(&backtrace_pending, __ATOMIC_SEQ_CST) & me) {
+		struct task *t = this_cpu_read(current_task);
+		char sym[96];
+
+		ksym_format(sym, sizeof(sym), regs->rip);
+		pr_emerg("CPU %d: backtrace (task %s, %s, preempt_count %d, interrupts %s)\n",
+			 smp_processor_id(), t ? t->comm : "-", sym, this_cpu()->preempt_count,
+			 regs->rflags & X86_EFLAGS_IF ? "on" : "off");
+		show_stack_trace(regs->rip, regs->rbp);
+		__atomic_fetch_and(&backtrace_pending, ~me, __ATOMIC_SEQ_CST);
+		return;
+	}
 	if (panic_in_progress) {
 		printk(KERN_RAW "CPU %d: stopped (another CPU panicked)\n", smp_processor_id());
 		for (;;)

@@ -16,6 +16,7 @@
 #include <asm/desc.h>
 #include <asm/direct_map.h>
 #include <asm/apic.h>
+#include <asm/ioapic.h>
 #include <asm/irq.h>
 #include <quire/sched.h>
 #include <quire/smp.h>
@@ -49,6 +50,8 @@ void x86_64_start(u32 magic, u64 info_phys)
 	/* Interrupts, the scheduler, then the other CPUs. */
 	irq_init();
 	lapic_init_bsp();
+	ioapic_init();
+	serial_init_irq();
 	sched_init();
 	lapic_setup_cpu();
 	local_irq_enable();

@@ -5,7 +5,8 @@
  * fills the trampoline's data area, and sends INIT, then STARTUP twice (the
  * Intel SDM's INIT-SIPI-SIPI sequence). The AP runs the trampoline into
  * ap_entry(), sets itself up and says it is online. An AP that does not
- * answer within AP_START_TIMEOUT_MS is reported and left out.
+ * answer within AP_START_TIMEOUT_MS is put back to sleep with INIT, reported
+ * and left out.
  */
 #define pr_fmt(fmt) "smp: " fmt
 #include <quire/smp.h>
@@ -29,7 +30,7 @@
 #define TRAMP_PML4		0x9000UL	/* trampoline page tables, in the reserved low 1 MiB */
 #define TRAMP_PDPT		0xa000UL
 #define TRAMP_PD		0xb000UL
-#define AP_START_TIMEOUT_MS	200
+#define AP_START_TIMEOUT_MS	2000	/* generous: TCG on a loaded host is slow */
 
 extern const char trampoline_start[], trampoline_end[];
 extern const char tramp_cr3[], tramp_stack[], tramp_percpu[], tramp_entry[], tramp_alive[];
@@ -90,8 +91,26 @@ static void setup_trampoline(void)
 }
 
 /* The first C code of an AP, on its own stack, still on the trampoline's tables. */
+enum { AP_STARTING, AP_ONLINE, AP_ABANDONED };
+
+/*
+ * The AP and the BSP agree on the AP's fate with one compare-and-swap: the
+ * AP claims "online", or the BSP, having waited too long, claims
+ * "abandoned" and a late AP stops.
+ */
+static bool ap_claim(struct percpu *pc, int to)
+{
+	int expected = AP_STARTING;
+
+	return __atomic_compare_exchange_n(&pc->boot_state, &expected, to, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
 void ap_entry(struct percpu *pc)
 {
+	if (!ap_claim(pc, AP_ONLINE))
+		for (;;)
+			__asm__ __volatile__("cli; hlt");	/* too late: left out */
 	write_cr3(kernel_pml4_phys);
 	wrmsr(MSR_GS_BASE, (u64)(uintptr_t)pc);
 	gdt_init(pc->arch);
@@ -118,30 +137,33 @@ static bool wait_for(volatile const u64 *flag, const bool *online, u64 ms)
 	return false;
 }
 
-static struct percpu *alloc_cpu(int cpu, int node)
+/* A CPU's per-CPU area, in memory of mem_node (its node, or the nearest with memory). */
+static struct percpu *alloc_cpu(int cpu, int mem_node)
 {
-	struct percpu *pc = kzalloc_node(sizeof(*pc), GFP_KERNEL, node);
+	struct percpu *pc = kzalloc_node(sizeof(*pc), GFP_KERNEL, mem_node);
 	unsigned int order = 0;
+	struct page *arch;
 
 	while ((PAGE_SIZE << order) < sizeof(struct cpu_arch))
 		order++;
 	if (!pc)
 		return NULL;
-	pc->arch = (void *)__get_free_pages(__GFP_ZERO, order);
-	if (!pc->arch) {
+	arch = alloc_pages_node(mem_node, __GFP_ZERO, order);
+	if (!arch) {
 		kfree(pc);
 		return NULL;
 	}
+	pc->arch = page_address(arch);
 	pc->self = pc;
 	pc->cpu = cpu;
-	pc->node = node;
+	pc->node = cpu_to_node(cpu);
 	pc->apic_id = acpi_madt.apic_id[cpu];
 	return pc;
 }
 
 static bool start_ap(int cpu)
 {
-	int node = numa_mem_id_of(cpu_to_node(cpu));
+	int node = numa_mem_id_of(cpu_to_node(cpu));	/* memoryless nodes borrow */
 	struct percpu *pc = alloc_cpu(cpu, node);
 	struct page *stack = alloc_pages_node(node, GFP_KERNEL, KERNEL_STACK_ORDER);
 	volatile u64 *alive = tramp_field(tramp_alive);
@@ -162,9 +184,20 @@ static bool start_ap(int cpu)
 		lapic_send_sipi(pc->apic_id, TRAMPOLINE_BASE >> 12);	/* the SDM sends two */
 	if (wait_for(NULL, &pc->online, AP_START_TIMEOUT_MS))
 		return true;
+	if (!ap_claim(pc, AP_ABANDONED)) {
+		/* It made it just now: it is coming online, wait for that. */
+		while (!__atomic_load_n(&pc->online, __ATOMIC_ACQUIRE))
+			cpu_relax();
+		return true;
+	}
+	/*
+	 * Park it with INIT, so that it cannot wake up later and run the
+	 * trampoline with the next CPU's stack. Its memory is kept.
+	 */
+	lapic_send_init(pc->apic_id);
 	pr_err("CPU %d (APIC id %u) did not come online within %d ms; left out\n",
 	       cpu, pc->apic_id, AP_START_TIMEOUT_MS);
-	percpu_areas[cpu] = NULL;	/* its memory is kept: the CPU might still wake */
+	percpu_areas[cpu] = NULL;
 	return false;
 }
 

@@ -14,6 +14,8 @@ void handle_irq(struct pt_regs *regs);
 void handle_nmi(struct pt_regs *regs);
 /* Count of interrupts seen per vector (all CPUs). */
 u64 vector_count(u8 vector);
+/* Every online CPU prints its registers' place and backtrace (NMI); for hangs. */
+void trigger_all_cpu_backtrace(void);
 /* Install the LAPIC timer handler (boot). */
 void irq_init(void);
 

@@ -1,0 +1,30 @@
+/*
+ * Console input (drivers/serial.c today): bytes typed on the serial port,
+ * kept in a ring buffer by the receive interrupt. Output is console_write
+ * (quire/printk.h).
+ */
+#ifndef QUIRE_CONSOLE_H
+#define QUIRE_CONSOLE_H
+
+#include <quire/types.h>
+
+/*
+ * The next input byte (0-255). block: sleep until one arrives; otherwise
+ * -EAGAIN when none is waiting. Task context only when blocking.
+ */
+int console_getc(bool block);
+/*
+ * Wait until at least one byte is there, then take up to len of those
+ * waiting (what a tty read in raw mode does). Returns the count; 0 only
+ * for len 0. Task context.
+ */
+size_t console_read(char *buf, size_t len);
+
+/*
+ * With echo_console=1 on the command line: echo what is typed back from a
+ * kernel thread until Ctrl-D, then return (drivers/console_echo.c).
+ * Otherwise returns at once. Called by start_kernel.
+ */
+void console_echo_run(void);
+
+#endif
