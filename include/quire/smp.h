@@ -48,6 +48,9 @@ struct tlb_stats {
 };
 extern struct tlb_stats tlb_stats;
 
+/* The maxcpus= boot option: at most this many CPUs are started. */
+extern unsigned long max_cpus;
+
 /* Boot: the IPI handlers, then start every CPU the MADT lists. */
 void smp_ipi_init(void);
 void smp_boot_cpus(void);

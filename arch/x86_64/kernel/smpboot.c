@@ -39,7 +39,7 @@ struct percpu boot_percpu;
 struct percpu *percpu_areas[MAX_CPUS];
 int nr_cpus_online = 1;
 
-static unsigned long max_cpus = MAX_CPUS;
+unsigned long max_cpus = MAX_CPUS;
 CMDLINE_UINT("maxcpus", max_cpus, 1, MAX_CPUS, "start at most this many CPUs (1 = no SMP)");
 
 void ap_entry(struct percpu *pc);
