@@ -111,6 +111,35 @@ $(BUILD)/ksyms.empty.S: scripts/gen-ksyms.sh
 	@mkdir -p $(dir $@)
 	$(Q)scripts/gen-ksyms.sh $(NM) - > $@
 
+# Ring-3 test programs without libc (tests/user/), built with the kernel's
+# compiler and linked into the kernel image, so the user-mode path is tested
+# with nothing beyond that compiler. (musl programs live in user/.)
+USER_TESTS := usertest
+USER_TEST_CFLAGS := -O2 -g -ffreestanding -fno-stack-protector -fno-pie -fno-builtin \
+	-Wall -Wextra -Werror -static -nostdlib -no-pie -Wl,-z,noexecstack
+ifeq ($(CC_IS_CLANG),y)
+USER_TEST_CFLAGS += -Wno-unused-command-line-argument
+endif
+$(BUILD)/user-tests/%.elf: tests/user/%.c tests/user/start.S tests/user/ulib.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  USER    $@")
+	$(Q)$(CC) $(USER_TEST_CFLAGS) -o $@ tests/user/start.S $<
+
+$(BUILD)/user_blobs.S: Makefile
+	@mkdir -p $(dir $@)
+	$(Q){ echo '	.section .rodata.user_blobs, "a"'; \
+	  for t in $(USER_TESTS); do \
+	    echo "	.globl user_blob_$$t, user_blob_$${t}_end"; \
+	    echo "	.balign 16"; \
+	    echo "user_blob_$$t: .incbin \"$(BUILD)/user-tests/$$t.elf\""; \
+	    echo "user_blob_$${t}_end:"; \
+	  done; } > $@
+
+$(BUILD)/user_blobs.S.o: $(BUILD)/user_blobs.S $(USER_TESTS:%=$(BUILD)/user-tests/%.elf)
+	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
+
+KERNEL_OBJS += $(BUILD)/user_blobs.S.o
+
 $(BUILD)/quire.pass1.elf: $(KERNEL_OBJS) $(BUILD)/ksyms.empty.S.o linker.ld
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/ksyms.empty.S.o

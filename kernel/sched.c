@@ -218,6 +218,7 @@ static void __schedule(bool preempt)
 	next->slice_start_ns = ktime_get_ns();
 	prev->runtime_ns += next->slice_start_ns - prev->slice_start_ns;
 	this_cpu()->current_task = next;
+	arch_switch_to(prev, next);
 	last = switch_to(prev, next);
 	finish_switch(last);
 }

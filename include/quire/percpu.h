@@ -8,15 +8,22 @@
 #ifndef QUIRE_PERCPU_H
 #define QUIRE_PERCPU_H
 
-#include <quire/types.h>
-
 #define MAX_CPUS	64
+
+/* Offsets the syscall entry code uses (arch/x86_64/kernel/syscall.S). */
+#define PERCPU_KERNEL_STACK	16
+#define PERCPU_USER_RSP		24
+
+#ifndef __ASSEMBLER__
+#include <quire/types.h>
 
 struct task;
 
 struct percpu {
 	struct percpu *self;		/* must stay first: gs:0 */
 	struct task *current_task;	/* must stay second: gs:8 */
+	u64 kernel_stack;		/* gs:16: top of the current task's kernel stack (syscall entry) */
+	u64 user_rsp;			/* gs:24: the user stack pointer, saved at syscall entry */
 	int cpu;			/* logical id (MADT order) */
 	int node;			/* from SRAT */
 	u32 apic_id;
@@ -63,4 +70,5 @@ static inline bool cpu_online(int cpu)
 #define for_each_online_cpu(c) \
 	for (c = 0; c < MAX_CPUS; c++) if (!cpu_online(c)) {} else
 
+#endif /* __ASSEMBLER__ */
 #endif

@@ -58,6 +58,13 @@ struct task {
 	int locks_held;
 	/* The innermost armed fault_catch (asm/traps.h): faults are caught per task. */
 	void *fault_catch;
+	/* A user process (NULL for kernel threads): kernel/process.c. */
+	struct mm_struct *mm;
+	u64 fs_base;			/* the user's FS base (TLS), set by arch_prctl */
+	int exit_signal;		/* the signal that killed it, or 0 */
+	int *clear_child_tid;		/* set_tid_address (recorded only: no threads yet) */
+	/* The user's x87/SSE registers while switched out (fxsave format). */
+	u8 fpu_state[512] __attribute__((aligned(16)));
 };
 
 /* The task running on this CPU. */
@@ -112,6 +119,9 @@ void sched_init(void);
 void sched_init_ap(void);
 struct task *sched_adopt_current(const char *name);
 __attribute__((noreturn)) void cpu_idle_loop(void);
+
+/* The architecture's part of a switch: kernel stack for entries, address space, TLS. */
+void arch_switch_to(struct task *prev, struct task *next);
 
 /* Counters for tests. */
 u64 sched_nr_running(int cpu);

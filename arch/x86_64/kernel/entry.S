@@ -39,7 +39,11 @@ isr_\vector:
 	.type common_interrupt, @function
 common_interrupt:
 	cld
-	pushq %rdi
+	/* From user mode: switch GS to this CPU's per-CPU area (CS is at 24(%rsp)). */
+	testb $3, 24(%rsp)
+	jz 1f
+	swapgs
+1:	pushq %rdi
 	pushq %rsi
 	pushq %rdx
 	pushq %rcx
@@ -72,7 +76,10 @@ common_interrupt:
 	popq %rsi
 	popq %rdi
 	addq $16, %rsp			/* vector and error code */
-	iretq
+	testb $3, 8(%rsp)		/* back to user mode: give GS back */
+	jz 2f
+	swapgs
+2:	iretq
 	.size common_interrupt, . - common_interrupt
 
 /* The table of stub addresses, read by idt_init(). */

@@ -23,6 +23,8 @@
 #include <quire/acpi.h>
 #include <quire/numa.h>
 #include <quire/mm.h>
+#include <quire/mmap.h>
+#include <quire/process.h>
 
 void x86_64_start(u32 magic, u64 info_phys);
 
@@ -47,6 +49,8 @@ void x86_64_start(u32 magic, u64 info_phys)
 	x86_memblock_init();
 	init_direct_map();
 	mm_core_init();
+	zero_page_init();
+	syscall_init();
 	/* Interrupts, the scheduler, then the other CPUs. */
 	irq_init();
 	lapic_init_bsp();

@@ -25,6 +25,7 @@
 #include <asm/cpu.h>
 #include <asm/desc.h>
 #include <asm/direct_map.h>
+#include <quire/process.h>
 
 #define TRAMPOLINE_BASE		0x8000UL	/* must match trampoline.S */
 #define TRAMP_PML4		0x9000UL	/* trampoline page tables, in the reserved low 1 MiB */
@@ -115,6 +116,7 @@ void ap_entry(struct percpu *pc)
 	wrmsr(MSR_GS_BASE, (u64)(uintptr_t)pc);
 	gdt_init(pc->arch);
 	idt_load();
+	syscall_init();
 	lapic_setup_cpu();
 	sched_init_ap();
 	__atomic_fetch_add(&nr_cpus_online, 1, __ATOMIC_SEQ_CST);
@@ -222,3 +224,6 @@ void smp_boot_cpus(void)
 		acpi_madt.nr_cpus ? acpi_madt.nr_cpus : 1,
 		(unsigned long long)((ktime_get_ns() - start) / NSEC_PER_MSEC));
 }
+
+_Static_assert(offsetof(struct percpu, kernel_stack) == PERCPU_KERNEL_STACK, "syscall.S offsets");
+_Static_assert(offsetof(struct percpu, user_rsp) == PERCPU_USER_RSP, "syscall.S offsets");

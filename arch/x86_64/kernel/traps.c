@@ -18,6 +18,10 @@
 #include <quire/percpu.h>
 #include <quire/sched.h>
 #include <asm/irq.h>
+#include <asm/pgtable.h>
+#include <quire/mmap.h>
+#include <quire/uaccess.h>
+#include <quire/process.h>
 
 static const char *const names[32] = {
 	[X86_TRAP_DE] = "#DE Divide error",
@@ -125,6 +129,56 @@ void show_trap_report(const struct pt_regs *r, u64 cr2)
 
 void do_trap(struct pt_regs *regs);
 
+/*
+ * A page fault on a user address, from user mode or from a kernel user copy
+ * (which has an exception-table entry): let the process's address space
+ * resolve it. Returns true when resolved. Interrupts go back on while it
+ * works (it may sleep on mmap_lock), as they were at the fault.
+ */
+static bool do_user_page_fault(struct pt_regs *regs, u64 cr2)
+{
+	struct task *t = this_cpu_read(current_task);
+	unsigned int flags = 0;
+	int err;
+
+	if (cr2 >= USER_TOP || !t || !t->mm ||
+	    (!user_mode(regs) && !search_exception_tables(regs->rip)))
+		return false;
+	if (regs->error_code & X86_PF_WRITE)
+		flags |= FAULT_FLAG_WRITE;
+	if (regs->error_code & X86_PF_INSTR)
+		flags |= FAULT_FLAG_INSTRUCTION;
+	if (user_mode(regs))
+		flags |= FAULT_FLAG_USER;
+	if (regs->rflags & X86_EFLAGS_IF)
+		local_irq_enable();
+	err = handle_mm_fault(t->mm, cr2, flags);
+	local_irq_disable();
+	return err == 0;
+}
+
+/* An exception in user mode kills the process with the signal Linux would send. */
+static void user_exception(struct pt_regs *regs, u64 cr2)
+{
+	int sig = SIGSEGV;
+	const char *why = trap_name((unsigned)regs->vector);
+	u64 addr = regs->vector == X86_TRAP_PF ? cr2 : regs->rip;
+
+	switch (regs->vector) {
+	case X86_TRAP_DE: sig = 8; break;	/* SIGFPE */
+	case X86_TRAP_UD: sig = 4; break;	/* SIGILL */
+	case X86_TRAP_BP: sig = 5; break;	/* SIGTRAP */
+	case X86_TRAP_PF:
+		why = regs->error_code & X86_PF_PROT ?
+		      (regs->error_code & X86_PF_WRITE ? "write to a read-only page" :
+		       "access against the page's protection") :
+		      "access to an unmapped address";
+		break;
+	}
+	local_irq_enable();
+	force_sig_fault(sig, addr, regs->rip, why);
+}
+
 void do_trap(struct pt_regs *regs)
 {
 	u64 cr2 = regs->vector == X86_TRAP_PF ? read_cr2() : 0;
@@ -151,6 +205,18 @@ void do_trap(struct pt_regs *regs)
 	if (regs->vector == X86_TRAP_NMI) {
 		handle_nmi(regs);
 		return;
+	}
+	if (regs->vector == X86_TRAP_PF && do_user_page_fault(regs, cr2))
+		return;
+	if (!user_mode(regs)) {
+		unsigned long fixup = search_exception_tables(regs->rip);
+
+		if (fixup) {		/* a user copy hit a bad pointer: -EFAULT */
+			regs->rip = fixup;
+			return;
+		}
+	} else {
+		user_exception(regs, cr2);	/* kills the process */
 	}
 	show_trap_report(regs, cr2);
 	/* A test case that crashed is reported as failed; the others still run. */

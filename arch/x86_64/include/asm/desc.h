@@ -4,13 +4,7 @@
 
 #include <quire/types.h>
 
-/* GDT layout, ordered for SYSCALL/SYSRET (user SS = base + 8, CS = base + 16). */
-#define GDT_KERNEL_CS	0x08
-#define GDT_KERNEL_DS	0x10
-#define GDT_USER32_CS	0x18
-#define GDT_USER_DS	0x20
-#define GDT_USER_CS	0x28
-#define GDT_TSS		0x30	/* 16 bytes */
+#include <asm/segment.h>
 
 /* Interrupt stack table slots (1-based, as in the IDT gate). */
 #define IST_DOUBLE_FAULT	1

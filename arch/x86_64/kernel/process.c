@@ -1,0 +1,84 @@
+/*
+ * The x86-64 side of switching tasks: the kernel stack the CPU uses when it
+ * enters the kernel from user mode (TSS rsp0 for interrupts, the per-CPU
+ * copy for SYSCALL), the address space (CR3) and the user's FS base (TLS).
+ * Kernel threads run on the kernel's page tables.
+ */
+#include <quire/sched.h>
+#include <quire/mmap.h>
+#include <quire/percpu.h>
+#include <asm/desc.h>
+#include <asm/cpu.h>
+#include <asm/pgtable.h>
+#include <asm/direct_map.h>
+#include <quire/process.h>
+
+/*
+ * The kernel never touches the FPU/SSE registers (it is built without
+ * them), so only user tasks' state needs saving, at the switch.
+ */
+static void fpu_save(struct task *t)
+{
+	__asm__ __volatile__("fxsave64 (%0)" : : "r"(t->fpu_state) : "memory");
+}
+
+static void fpu_restore(struct task *t)
+{
+	__asm__ __volatile__("fxrstor64 (%0)" : : "r"(t->fpu_state) : "memory");
+}
+
+/* A new program's FPU state: the x87 defaults and SSE's (MXCSR 0x1f80). */
+void fpu_reset_current(void)
+{
+	u32 mxcsr = 0x1f80;
+
+	__asm__ __volatile__("fninit; ldmxcsr %0" : : "m"(mxcsr));
+}
+
+void arch_switch_to(struct task *prev, struct task *next)
+{
+	struct percpu *pc = this_cpu();
+
+	if (prev->mm && prev != next)
+		fpu_save(prev);
+	if (next->mm && prev != next)
+		fpu_restore(next);
+
+	if (next->stack) {
+		u64 top = (u64)(uintptr_t)next->stack + KERNEL_STACK_SIZE;
+
+		pc->kernel_stack = top;
+		((struct cpu_arch *)pc->arch)->tss.rsp[0] = top;
+	}
+	if (next->mm) {
+		__atomic_fetch_or(&next->mm->cpus, cpumask_of(pc->cpu), __ATOMIC_SEQ_CST);
+		load_pgd(next->mm->pgd);
+		wrmsr(MSR_FS_BASE, next->fs_base);
+	} else if (prev->mm) {
+		load_pgd(kernel_pml4_phys);
+	}
+}
+
+void arch_load_kernel_pgd(void)
+{
+	load_pgd(kernel_pml4_phys);
+}
+
+/* SYSCALL/SYSRET set-up, on every CPU. */
+void syscall_init(void)
+{
+	extern char syscall_entry[];
+
+	/* SSE for user programs: CR0.MP on, EM off; CR4.OSFXSR and OSXMMEXCPT. */
+	__asm__ __volatile__("movq %%cr0, %%rax; andq $~4, %%rax; orq $2, %%rax; movq %%rax, %%cr0"
+			     ::: "rax");
+	write_cr4(read_cr4() | (1UL << 9) | (1UL << 10));
+
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+	/* STAR: kernel CS in 47:32; user base in 63:48 (SS = base + 8, CS = base + 16). */
+	wrmsr(0xc0000081, ((u64)GDT_KERNEL_CS << 32) | ((u64)(GDT_USER32_CS | 3) << 48));
+	wrmsr(0xc0000082, (u64)(uintptr_t)syscall_entry);	/* LSTAR */
+	/* FMASK: interrupts, direction, trap and alignment-check flags off on entry. */
+	wrmsr(0xc0000084, (1UL << 9) | (1UL << 10) | (1UL << 8) | (1UL << 18));
+	wrmsr(MSR_KERNEL_GS_BASE, 0);
+}

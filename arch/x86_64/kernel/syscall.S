@@ -1,0 +1,103 @@
+/*
+ * Entering and leaving user mode.
+ *
+ * syscall_entry: the SYSCALL instruction lands here (MSR_LSTAR) with the
+ * user's rip in rcx and rflags in r11, interrupts off (MSR_SYSCALL_MASK),
+ * still on the user stack. Switch GS to the per-CPU area, switch to the
+ * task's kernel stack, and save a struct pt_regs shaped like an interrupt
+ * frame (so signals, fork and the exception path all see one layout; the
+ * syscall number sits in the vector slot). Return with iretq: slower than
+ * sysret, but free of its pitfalls (non-canonical rcx, a restored rflags).
+ *
+ * enter_user_mode(rip, rsp): the first entry of a new program.
+ */
+#include <asm/segment.h>
+#include <quire/percpu.h>
+
+	.text
+	.globl syscall_entry
+	.type syscall_entry, @function
+syscall_entry:
+	swapgs
+	movq %rsp, %gs:PERCPU_USER_RSP
+	movq %gs:PERCPU_KERNEL_STACK, %rsp
+	pushq $(GDT_USER_DS | 3)		/* ss */
+	pushq %gs:PERCPU_USER_RSP		/* rsp */
+	pushq %r11				/* rflags */
+	pushq $(GDT_USER_CS | 3)		/* cs */
+	pushq %rcx				/* rip */
+	pushq $0				/* error code */
+	pushq %rax				/* "vector": the syscall number */
+	pushq %rdi
+	pushq %rsi
+	pushq %rdx
+	pushq %rcx
+	pushq %rax
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %rbx
+	pushq %rbp
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	xorl %ebp, %ebp				/* backtraces stop here */
+	sti
+	movq %rsp, %rdi
+	call do_syscall
+	cli
+	.globl ret_to_user
+ret_to_user:
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %rbp
+	popq %rbx
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rax
+	popq %rcx
+	popq %rdx
+	popq %rsi
+	popq %rdi
+	addq $16, %rsp
+	swapgs
+	iretq
+	.size syscall_entry, . - syscall_entry
+
+/*
+ * enter_user_mode(rip, rsp): start a program at rip with stack rsp, all
+ * other registers zero, interrupts on. Never returns.
+ */
+	.globl enter_user_mode
+	.type enter_user_mode, @function
+enter_user_mode:
+	cli
+	pushq $(GDT_USER_DS | 3)		/* ss */
+	pushq %rsi				/* rsp */
+	pushq $0x202				/* rflags: IF */
+	pushq $(GDT_USER_CS | 3)		/* cs */
+	pushq %rdi				/* rip */
+	xorl %eax, %eax
+	xorl %ebx, %ebx
+	xorl %ecx, %ecx
+	xorl %edx, %edx
+	xorl %esi, %esi
+	xorl %edi, %edi
+	xorl %ebp, %ebp
+	xorl %r8d, %r8d
+	xorl %r9d, %r9d
+	xorl %r10d, %r10d
+	xorl %r11d, %r11d
+	xorl %r12d, %r12d
+	xorl %r13d, %r13d
+	xorl %r14d, %r14d
+	xorl %r15d, %r15d
+	swapgs
+	iretq
+	.size enter_user_mode, . - enter_user_mode

@@ -1,0 +1,106 @@
+/*
+ * User address spaces: struct mm_struct (page tables, the list of VMAs,
+ * brk) and struct vm_area_struct, with Linux's names and the mmap family's
+ * semantics (mm/mmap.c) and the fault path (mm/memory.c). See
+ * docs/mm/faults.md.
+ *
+ * Locking: mmap_lock (a rw_semaphore) protects the VMA list and brk: taken
+ * for reading by faults, for writing by mmap/munmap/brk/exec. The page
+ * tables are changed under page_table_lock.
+ */
+#ifndef QUIRE_MMAP_H
+#define QUIRE_MMAP_H
+
+#include <quire/types.h>
+#include <quire/list.h>
+#include <quire/atomic.h>
+#include <quire/spinlock.h>
+#include <quire/rwsem.h>
+#include <quire/sched.h>
+
+/* vm_flags */
+#define VM_READ		0x00000001UL
+#define VM_WRITE	0x00000002UL
+#define VM_EXEC		0x00000004UL
+#define VM_SHARED	0x00000008UL
+#define VM_GROWSDOWN	0x00000100UL
+#define VM_STACK	VM_GROWSDOWN
+
+/* Linux's mmap constants (x86-64). */
+#define PROT_NONE	0x0
+#define PROT_READ	0x1
+#define PROT_WRITE	0x2
+#define PROT_EXEC	0x4
+#define MAP_SHARED	0x01
+#define MAP_PRIVATE	0x02
+#define MAP_FIXED	0x10
+#define MAP_ANONYMOUS	0x20
+#define MAP_FIXED_NOREPLACE 0x100000
+
+struct mm_struct;
+
+struct vm_area_struct {
+	unsigned long vm_start;		/* first byte */
+	unsigned long vm_end;		/* one past the last byte */
+	unsigned long vm_flags;
+	struct mm_struct *vm_mm;
+	struct list_head vm_list;	/* in the mm's list, sorted by address */
+};
+
+struct mm_struct {
+	phys_addr_t pgd;
+	struct list_head vmas;
+	int map_count;
+	struct rw_semaphore mmap_lock;
+	spinlock_t page_table_lock;
+	atomic_t mm_users;
+	unsigned long start_brk, brk;
+	unsigned long start_stack;
+	unsigned long mmap_base;	/* top-down search for mmap starts here */
+	cpumask_t cpus;			/* CPUs that may cache its translations */
+	atomic_long_t rss;		/* pages mapped */
+};
+
+#define STACK_TOP	0x00007ffffffff000UL
+#define STACK_SIZE_MAX	(8UL << 20)	/* the stack VMA may grow down this far */
+#define MMAP_BASE	(STACK_TOP - STACK_SIZE_MAX - (1UL << 30))
+#define MMAP_MIN_ADDR	0x10000UL	/* nothing is mapped below (NULL guard) */
+
+struct mm_struct *mm_alloc(void);
+/* Drop a user; the last one frees every page, table and VMA. */
+void mmput(struct mm_struct *mm);
+
+/* The first VMA ending after addr (it may start after addr too), or NULL. */
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+
+/* mmap/munmap/brk on an mm, with mmap_lock held for writing. */
+long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
+	     unsigned long prot, unsigned long flags);
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
+unsigned long do_brk(struct mm_struct *mm, unsigned long brk);
+/* Add a VMA for [start, end) (exec, the stack). -EEXIST when it overlaps. */
+int insert_vma(struct mm_struct *mm, unsigned long start, unsigned long end,
+	       unsigned long vm_flags);
+
+/* fault flags */
+#define FAULT_FLAG_WRITE	0x1
+#define FAULT_FLAG_USER		0x2
+#define FAULT_FLAG_INSTRUCTION	0x4
+
+/* Resolve a fault at addr: 0, or -EFAULT (no VMA or no permission: SIGSEGV) or -ENOMEM. */
+int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags);
+/*
+ * Unmap the pages of [start, end): clear the PTEs, flush the TLB of every
+ * CPU that may cache them (once), then free the pages.
+ */
+void unmap_region(struct mm_struct *mm, unsigned long start, unsigned long end);
+/* Give the present PTEs of [start, end) the protection of vm_flags (exec, mprotect). */
+void change_protection(struct mm_struct *mm, unsigned long start, unsigned long end,
+		       unsigned long vm_flags);
+/* Flush an mm's range on every CPU that may cache it. */
+void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end);
+
+/* Boot: the shared zero page. */
+void zero_page_init(void);
+
+#endif

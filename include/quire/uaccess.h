@@ -1,0 +1,39 @@
+/*
+ * Copying to and from user memory. Every user pointer is checked to lie
+ * below USER_TOP; a fault on the way (an unmapped or protected page) is
+ * caught through the exception table and reported as a short copy, so bad
+ * pointers become -EFAULT and never crash the kernel. Pages not faulted in
+ * yet are faulted in on the way (the page-fault handler does it for the
+ * current process).
+ */
+#ifndef QUIRE_UACCESS_H
+#define QUIRE_UACCESS_H
+
+#include <quire/types.h>
+#include <asm/pgtable.h>
+
+static inline bool access_ok(const void *uptr, size_t len)
+{
+	unsigned long a = (unsigned long)uptr;
+
+	return a + len >= a && a + len <= USER_TOP;
+}
+
+/* Bytes NOT copied (0: all of it), like Linux. */
+unsigned long copy_from_user(void *dst, const void *usrc, unsigned long len);
+unsigned long copy_to_user(void *udst, const void *src, unsigned long len);
+/* Copy a string of at most max-1 bytes; its length, -EFAULT, or -ENAMETOOLONG when no NUL fits. */
+long strncpy_from_user(char *dst, const char *usrc, long max);
+
+/* The raw copy with exception fixup (arch/x86_64/lib/uaccess.S). */
+unsigned long copy_user_generic(void *dst, const void *src, unsigned long len);
+
+/* The exception table: a faulting instruction's address and where to resume. */
+struct exception_table_entry {
+	unsigned long insn;
+	unsigned long fixup;
+};
+/* The fixup for a faulting rip, or 0. */
+unsigned long search_exception_tables(unsigned long rip);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * Address spaces and their VMAs: creation and teardown, lookup, mmap of
+ * anonymous memory, munmap with VMA splitting, brk. The VMA list is sorted
+ * by address; lookups walk it (an O(log n) tree replaces it when processes
+ * have many mappings: the folio issue's work).
+ */
+#define pr_fmt(fmt) "mmap: " fmt
+#include <quire/mmap.h>
+#include <quire/mm.h>
+#include <quire/slab.h>
+#include <quire/errno.h>
+#include <quire/string.h>
+#include <quire/printk.h>
+#include <asm/pgtable.h>
+
+struct mm_struct *mm_alloc(void)
+{
+	struct mm_struct *mm = kzalloc(sizeof(*mm), GFP_KERNEL);
+
+	if (!mm)
+		return NULL;
+	mm->pgd = pgd_alloc();
+	if (!mm->pgd) {
+		kfree(mm);
+		return NULL;
+	}
+	INIT_LIST_HEAD(&mm->vmas);
+	init_rwsem(&mm->mmap_lock);
+	spin_lock_init(&mm->page_table_lock);
+	atomic_set(&mm->mm_users, 1);
+	mm->mmap_base = MMAP_BASE;
+	return mm;
+}
+
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *v;
+
+	list_for_each_entry(v, &mm->vmas, vm_list)
+		if (v->vm_end > addr)
+			return v;
+	return NULL;
+}
+
+static void remove_vma(struct vm_area_struct *v)
+{
+	list_del(&v->vm_list);
+	v->vm_mm->map_count--;
+	kfree(v);
+}
+
+void mmput(struct mm_struct *mm)
+{
+	struct vm_area_struct *v, *n;
+
+	if (!atomic_dec_and_test(&mm->mm_users))
+		return;
+	list_for_each_entry_safe(v, n, &mm->vmas, vm_list) {
+		unmap_region(mm, v->vm_start, v->vm_end);
+		remove_vma(v);
+	}
+	pgd_free(mm->pgd);
+	kfree(mm);
+}
+
+int insert_vma(struct mm_struct *mm, unsigned long start, unsigned long end,
+	       unsigned long vm_flags)
+{
+	struct vm_area_struct *v, *at = find_vma(mm, start);
+
+	if (start >= end || (at && at->vm_start < end))
+		return -EEXIST;
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	v->vm_start = start;
+	v->vm_end = end;
+	v->vm_flags = vm_flags;
+	v->vm_mm = mm;
+	/* Before the first VMA that ends after it: the list stays sorted. */
+	list_add_tail(&v->vm_list, at ? &at->vm_list : &mm->vmas);
+	mm->map_count++;
+	return 0;
+}
+
+/* Split v at addr (inside it): v keeps [start, addr), a new VMA gets [addr, end). */
+static int split_vma(struct vm_area_struct *v, unsigned long addr)
+{
+	struct vm_area_struct *n = kzalloc(sizeof(*n), GFP_KERNEL);
+
+	if (!n)
+		return -ENOMEM;
+	*n = *v;
+	n->vm_start = addr;
+	v->vm_end = addr;
+	list_add(&n->vm_list, &v->vm_list);
+	v->vm_mm->map_count++;
+	return 0;
+}
+
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
+{
+	unsigned long end;
+	struct vm_area_struct *v;
+
+	if (!IS_ALIGNED(start, PAGE_SIZE) || len == 0)
+		return -EINVAL;
+	len = ALIGN_UP(len, PAGE_SIZE);
+	end = start + len;
+	if (end < start || end > USER_TOP)
+		return -EINVAL;
+	while ((v = find_vma(mm, start)) && v->vm_start < end) {
+		int err;
+
+		if (v->vm_start < start) {		/* keep the head */
+			err = split_vma(v, start);
+			if (err)
+				return err;
+			continue;
+		}
+		if (v->vm_end > end) {			/* keep the tail */
+			err = split_vma(v, end);
+			if (err)
+				return err;
+		}
+		unmap_region(mm, v->vm_start, v->vm_end);
+		remove_vma(v);
+	}
+	return 0;
+}
+
+static unsigned long prot_to_vm_flags(unsigned long prot)
+{
+	return (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_WRITE : 0) |
+	       (prot & PROT_EXEC ? VM_EXEC : 0);
+}
+
+/* A free gap of len bytes, searched downwards from mmap_base. 0 when none. */
+static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len)
+{
+	unsigned long top = mm->mmap_base;
+	struct vm_area_struct *v;
+
+	/* Walk the VMAs from the highest one below top. */
+	for (;;) {
+		struct vm_area_struct *below = NULL;
+
+		list_for_each_entry(v, &mm->vmas, vm_list)
+			if (v->vm_end <= top)
+				below = v;
+		if (top - (below ? below->vm_end : MMAP_MIN_ADDR) >= len && top >= len)
+			return top - len;
+		if (!below)
+			return 0;
+		top = below->vm_start;
+	}
+}
+
+long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
+	     unsigned long prot, unsigned long flags)
+{
+	unsigned long type = flags & (MAP_SHARED | MAP_PRIVATE);
+	int err;
+
+	if (len == 0 || (type != MAP_PRIVATE && type != MAP_SHARED))
+		return -EINVAL;
+	if (!(flags & MAP_ANONYMOUS)) {
+		pr_warn("file-backed mmap is not implemented yet (-ENOSYS)\n");
+		return -ENOSYS;
+	}
+	if (type == MAP_SHARED) {
+		pr_warn("shared anonymous mmap is not implemented yet (-ENOSYS)\n");
+		return -ENOSYS;
+	}
+	if (len > USER_TOP)
+		return -ENOMEM;
+	len = ALIGN_UP(len, PAGE_SIZE);
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+		if (!IS_ALIGNED(addr, PAGE_SIZE))
+			return -EINVAL;
+		if (addr < MMAP_MIN_ADDR || addr + len > USER_TOP || addr + len < addr)
+			return -ENOMEM;
+		if (flags & MAP_FIXED_NOREPLACE) {
+			struct vm_area_struct *v = find_vma(mm, addr);
+
+			if (v && v->vm_start < addr + len)
+				return -EEXIST;
+		} else {
+			err = do_munmap(mm, addr, len);
+			if (err)
+				return err;
+		}
+	} else {
+		/* A hint is used when the range is free, as on Linux. */
+		struct vm_area_struct *v = addr ? find_vma(mm, ALIGN_DOWN(addr, PAGE_SIZE)) : NULL;
+
+		addr = ALIGN_DOWN(addr, PAGE_SIZE);
+		if (!addr || addr < MMAP_MIN_ADDR || addr + len > USER_TOP ||
+		    (v && v->vm_start < addr + len))
+			addr = get_unmapped_area(mm, len);
+		if (!addr)
+			return -ENOMEM;
+	}
+	err = insert_vma(mm, addr, addr + len, prot_to_vm_flags(prot));
+	return err ? err : (long)addr;
+}
+
+unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
+{
+	unsigned long old_end = ALIGN_UP(mm->brk, PAGE_SIZE);
+	unsigned long new_end = ALIGN_UP(brk, PAGE_SIZE);
+	struct vm_area_struct *next;
+
+	/* Like Linux: a failed or out-of-range request returns the old break. */
+	if (brk < mm->start_brk || brk > mm->mmap_base)
+		return mm->brk;
+	if (new_end < old_end) {
+		if (do_munmap(mm, new_end, old_end - new_end))
+			return mm->brk;
+	} else if (new_end > old_end) {
+		next = find_vma(mm, old_end);
+		if (next && next->vm_start < new_end + PAGE_SIZE)
+			return mm->brk;		/* would run into a mapping (and its guard) */
+		if (insert_vma(mm, old_end, new_end, VM_READ | VM_WRITE))
+			return mm->brk;
+	}
+	mm->brk = brk;
+	return brk;
+}

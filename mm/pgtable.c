@@ -1,0 +1,65 @@
+/*
+ * User page tables (asm/pgtable.h): allocation of the top level (the
+ * architecture fills in its kernel half), a walker that allocates missing
+ * levels, and freeing of the user half. Intermediate entries are
+ * user-accessible and writable; the leaf PTE decides. Generic code: the
+ * host build walks the same 4-level format in its simulated memory.
+ */
+#include <asm/pgtable.h>
+#include <quire/mm.h>
+#include <quire/string.h>
+
+phys_addr_t pgd_alloc(void)
+{
+	struct page *p = alloc_pages(__GFP_ZERO, 0);
+
+	if (!p)
+		return 0;
+	arch_pgd_init(page_address(p));
+	return page_to_phys(p);
+}
+
+static void free_table(phys_addr_t table, int level)
+{
+	u64 *t = __va(table);
+
+	if (level > 1)
+		for (int i = 0; i < 512; i++)
+			if (t[i] & _PAGE_PRESENT)
+				free_table(t[i] & PTE_PFN_MASK, level - 1);
+	__free_pages(pfn_to_page(PHYS_PFN(table)), 0);
+}
+
+void pgd_free(phys_addr_t pgd)
+{
+	u64 *t = __va(pgd);
+
+	for (int i = 0; i < KERNEL_PGD_FIRST; i++)
+		if (t[i] & _PAGE_PRESENT)
+			free_table(t[i] & PTE_PFN_MASK, 3);
+	__free_pages(pfn_to_page(PHYS_PFN(pgd)), 0);
+}
+
+pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
+{
+	u64 *t = __va(pgd);
+
+	if (addr >= USER_TOP)
+		return NULL;
+	for (int shift = 39; shift > 12; shift -= 9) {
+		u64 *e = &t[(addr >> shift) & 511];
+
+		if (!(*e & _PAGE_PRESENT)) {
+			struct page *p;
+
+			if (!alloc)
+				return NULL;
+			p = alloc_pages(__GFP_ZERO, 0);
+			if (!p)
+				return NULL;
+			*e = page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER;
+		}
+		t = __va(*e & PTE_PFN_MASK);
+	}
+	return &t[(addr >> 12) & 511];
+}

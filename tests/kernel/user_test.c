@@ -1,0 +1,139 @@
+/*
+ * Ring 3: the freestanding test program (tests/user/usertest.c, linked into
+ * the kernel image) runs as a process. Its system calls and their errors,
+ * deaths by SIGSEGV that leave the kernel running, exit statuses, malformed
+ * ELF images refused with ENOEXEC, and no page lost over many processes.
+ */
+#include <quire/ktest.h>
+#include <quire/process.h>
+#include <quire/mm.h>
+#include <quire/slab.h>
+#include <quire/numa.h>
+#include <quire/printk.h>
+#include <quire/string.h>
+#include <quire/errno.h>
+
+extern const char user_blob_usertest[], user_blob_usertest_end[];
+
+static int run(const char *mode, const void *image, size_t size)
+{
+	const char *argv[] = { "usertest", mode, NULL };
+	const char *envp[] = { "QUIRE=1", NULL };
+	struct task *t = process_spawn("usertest", image, size, argv, envp);
+
+	if (!t)
+		return -ENOMEM;
+	return kthread_join(t);
+}
+
+static int run_usertest(const char *mode)
+{
+	return run(mode, user_blob_usertest, (size_t)(user_blob_usertest_end - user_blob_usertest));
+}
+
+static void syscalls_and_errors(struct ktest *t)
+{
+	int status = run_usertest("basic");
+
+	KEXPECT_TRUE(t, WIFEXITED(status));
+	KEXPECT_EQ(t, WEXITSTATUS(status), 0);	/* the program's failed checks */
+}
+
+static void exit_status_reaches_the_parent(struct ktest *t)
+{
+	int status = run_usertest("exit-7");
+
+	KEXPECT_TRUE(t, WIFEXITED(status));
+	KEXPECT_EQ(t, WEXITSTATUS(status), 7);
+}
+
+static void bad_accesses_kill_with_sigsegv(struct ktest *t)
+{
+	static const char *const modes[] = { "write-text", "read-hole", "null", "exec-stack" };
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(modes); i++) {
+		u64 pos = printk_log_pos();
+		int status = run_usertest(modes[i]);
+
+		KEXPECT_TRUE(t, WIFSIGNALED(status));
+		KEXPECT_EQ(t, WTERMSIG(status), SIGSEGV);
+		KEXPECT_TRUE(t, printk_log_contains(pos, "killed by signal 11"));
+	}
+}
+
+static void malformed_elf_is_enoexec(struct ktest *t)
+{
+	size_t size = (size_t)(user_blob_usertest_end - user_blob_usertest);
+	u8 *copy = kmalloc(size, GFP_KERNEL);
+
+	KASSERT_TRUE(t, copy != NULL);
+	/* Truncated: shorter than the headers, then cut inside a segment. */
+	KEXPECT_EQ(t, run("basic", user_blob_usertest, 10), -ENOEXEC);
+	KEXPECT_EQ(t, run("basic", user_blob_usertest, 200), -ENOEXEC);
+	/* Wrong machine (e_machine at offset 18). */
+	memcpy(copy, user_blob_usertest, size);
+	copy[18] = 3;
+	KEXPECT_EQ(t, run("basic", copy, size), -ENOEXEC);
+	/* Not ELF at all. */
+	memcpy(copy, user_blob_usertest, size);
+	copy[1] = 'X';
+	KEXPECT_EQ(t, run("basic", copy, size), -ENOEXEC);
+	/* A segment whose file part lies beyond the file (p_offset of phdr 0 at 64 + 8). */
+	memcpy(copy, user_blob_usertest, size);
+	*(u64 *)(copy + 64 + 8) = size * 4;
+	KEXPECT_EQ(t, run("basic", copy, size), -ENOEXEC);
+	/* Overlapping segments: the second PT_LOAD moved onto the first. */
+	memcpy(copy, user_blob_usertest, size);
+	{
+		u16 phnum = *(u16 *)(copy + 56);
+		u64 phoff = *(u64 *)(copy + 32);
+		int first = -1;
+
+		for (u16 i = 0; i < phnum; i++) {
+			u8 *ph = copy + phoff + i * 56;
+
+			if (*(u32 *)ph != 1)
+				continue;
+			if (first < 0) {
+				first = i;
+				continue;
+			}
+			*(u64 *)(ph + 16) = *(u64 *)(copy + phoff + first * 56 + 16);	/* p_vaddr */
+			*(u64 *)(ph + 8) = *(u64 *)(copy + phoff + first * 56 + 8);	/* p_offset */
+			break;
+		}
+	}
+	KEXPECT_EQ(t, run("basic", copy, size), -ENOEXEC);
+	kfree(copy);
+}
+
+/* Many processes come and go; every page comes back (DESIGN.md's leak check). */
+static void no_pages_lost_over_1000_processes(struct ktest *t)
+{
+	unsigned long before[MAX_NUMNODES];
+	int nid;
+
+	slab_shrink_all();
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		before[nid] = node_has_memory(nid) ? node_page_state(nid, NR_FREE_PAGES) : 0;
+	for (int i = 0; i < 1000; i++) {
+		int status = run_usertest("exit-3");
+
+		if (WEXITSTATUS(status) != 3) {
+			KEXPECT_EQ(t, WEXITSTATUS(status), 3);
+			break;
+		}
+	}
+	slab_shrink_all();
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		if (node_has_memory(nid))
+			KEXPECT_EQ(t, node_page_state(nid, NR_FREE_PAGES), before[nid]);
+	KEXPECT_EQ(t, mm_verify(), 0);
+}
+
+KTEST_SUITE(user,
+	    KTEST_CASE(syscalls_and_errors),
+	    KTEST_CASE(exit_status_reaches_the_parent),
+	    KTEST_CASE(bad_accesses_kill_with_sigsegv),
+	    KTEST_CASE(malformed_elf_is_enoexec),
+	    KTEST_CASE(no_pages_lost_over_1000_processes));

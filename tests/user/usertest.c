@@ -1,0 +1,139 @@
+/*
+ * The first ring-3 test program. Run with one argument naming what to do:
+ *   basic        system calls and their errors; exit status = failures
+ *   write-text   write to its own code (must die of SIGSEGV)
+ *   read-hole    read an unmapped address (SIGSEGV)
+ *   null         write through NULL (SIGSEGV)
+ *   exec-stack   jump into its (non-executable) stack (SIGSEGV)
+ *   exit-N       exit with status N
+ */
+#include "ulib.h"
+
+#define SYS_read 0
+#define SYS_write 1
+#define SYS_mmap 9
+#define SYS_munmap 11
+#define SYS_brk 12
+#define SYS_writev 20
+#define SYS_getpid 39
+#define SYS_uname 63
+#define SYS_arch_prctl 158
+#define SYS_clock_gettime 228
+#define SYS_getrandom 318
+
+#define EFAULT 14
+#define EINVAL 22
+#define ENOSYS 38
+#define EBADF 9
+#define EEXIST 17
+#define ENOMEM 12
+
+static long mmap_(u64 addr, u64 len, long prot, long flags)
+{
+	return syscall6(SYS_mmap, (long)addr, (long)len, prot, flags, -1, 0);
+}
+
+static int basic(void)
+{
+	char *p, *q;
+	long brk0, brk1, r;
+	u64 fs = 0;
+	char uts[65 * 6];
+
+	/* write and its errors */
+	CHECK(syscall3(SYS_write, 1, "    # hello from ring 3\n", 24) == 24);
+	CHECK(syscall3(SYS_write, 1, (void *)0x10, 5) == -EFAULT);
+	CHECK(syscall3(SYS_write, 1, (void *)0xffff888000000000UL, 5) == -EFAULT);
+	CHECK(syscall3(SYS_write, 7, "x", 1) == -EBADF);
+	CHECK(syscall3(SYS_read, 0, (void *)0xffff888000000000UL, 5) == -EFAULT);
+	CHECK(syscall3(SYS_uname, uts, 0, 0) == 0 && ustreq(uts, "Quire"));
+	CHECK(syscall3(SYS_uname, (void *)1, 0, 0) == -EFAULT);
+	CHECK(syscall3(SYS_clock_gettime, 1, (void *)0x10, 0) == -EFAULT);
+	CHECK(syscall3(SYS_getpid, 0, 0, 0) > 0);
+	CHECK(syscall3(999, 0, 0, 0) == -ENOSYS);
+
+	/* anonymous mmap: zero-filled, writable, distinct */
+	p = (char *)mmap_(0, 3 * 4096, 3, 0x22);
+	CHECK((long)p > 0 && ((u64)p & 4095) == 0);
+	if ((long)p > 0) {
+		CHECK(p[0] == 0 && p[3 * 4096 - 1] == 0);
+		for (int i = 0; i < 3 * 4096; i++)
+			p[i] = (char)i;
+		for (int i = 0; i < 3 * 4096; i++)
+			if (p[i] != (char)i) {
+				CHECK(!"mmap data kept");
+				break;
+			}
+		/* unmap the middle page: the VMA splits, the ends survive */
+		CHECK(syscall3(SYS_munmap, p + 4096, 4096, 0) == 0);
+		CHECK(p[0] == 0 && p[2 * 4096] == (char)(2 * 4096));
+		/* MAP_FIXED_NOREPLACE over a live page fails, into the hole works */
+		CHECK(mmap_((u64)p, 4096, 3, 0x22 | 0x100000) == -EEXIST);
+		q = (char *)mmap_((u64)p + 4096, 4096, 3, 0x22 | 0x100000);
+		CHECK(q == p + 4096 && q[0] == 0);
+		CHECK(syscall3(SYS_munmap, p, 3 * 4096, 0) == 0);
+	}
+	/* mmap errors */
+	CHECK(mmap_(0, 0, 3, 0x22) == -EINVAL);
+	CHECK(mmap_(0, 4096, 3, 0x20) == -EINVAL);		/* neither shared nor private */
+	CHECK(mmap_(0x1001, 4096, 3, 0x32) == -EINVAL);	/* MAP_FIXED, unaligned */
+	CHECK(syscall3(SYS_munmap, 0x1001, 4096, 0) == -EINVAL);
+	CHECK(syscall3(SYS_munmap, 0x10000, 0, 0) == -EINVAL);
+
+	/* brk grows and shrinks; memory above the old break is zero */
+	brk0 = syscall3(SYS_brk, 0, 0, 0);
+	CHECK(brk0 > 0);
+	brk1 = syscall3(SYS_brk, brk0 + 100000, 0, 0);
+	CHECK(brk1 == brk0 + 100000);
+	if (brk1 == brk0 + 100000) {
+		char *b = (char *)brk0;
+
+		CHECK(b[0] == 0 && b[99999] == 0);
+		b[99999] = 7;
+		CHECK(syscall3(SYS_brk, brk0, 0, 0) == brk0);
+	}
+	CHECK(syscall3(SYS_brk, 0x100, 0, 0) == brk0);		/* refused: unchanged */
+
+	/* TLS base */
+	r = syscall3(SYS_arch_prctl, 0x1002, 0x12345000, 0);
+	CHECK(r == 0);
+	CHECK(syscall3(SYS_arch_prctl, 0x1003, &fs, 0) == 0 && fs == 0x12345000);
+	CHECK(syscall3(SYS_arch_prctl, 0x1002, 0xffff800000000000UL, 0) < 0);
+
+	/* the stack grows on demand below its first pages */
+	{
+		volatile char big[64 * 1024];
+
+		big[0] = 1;
+		big[sizeof(big) - 1] = 2;
+		CHECK(big[0] + big[sizeof(big) - 1] == 3);
+	}
+	return failures;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "basic";
+
+	if (ustreq(mode, "basic"))
+		return basic();
+	if (ustreq(mode, "write-text")) {
+		*(volatile char *)(u64)main = 0;
+		return 100;
+	}
+	if (ustreq(mode, "read-hole"))
+		return *(volatile char *)0x7f0000001000UL;
+	if (ustreq(mode, "null")) {
+		*(volatile int *)0 = 1;
+		return 100;
+	}
+	if (ustreq(mode, "exec-stack")) {
+		unsigned char code[16] = { 0xc3 };	/* ret */
+
+		((void (*)(void))code)();
+		return 100;
+	}
+	if (mode[0] == 'e' && mode[1] == 'x' && mode[2] == 'i' && mode[3] == 't' && mode[4] == '-')
+		return mode[5] - '0';
+	return 99;
+}
