@@ -25,6 +25,7 @@
 #include <quire/string.h>
 #include <quire/cmdline.h>
 #include <quire/percpu.h>
+#include <quire/sched.h>
 #include <asm/setjmp.h>
 #include <asm/irqflags.h>
 #include <asm/irq.h>
@@ -137,6 +138,18 @@ void ktest_recover_from_crash(const char *what)
 	/* Only the task running the case can go back to the runner. */
 	if (!t || this_cpu_read(current_task) != case_task)
 		return;
+	/*
+	 * ... and only from the case's own context: a crash inside an interrupt
+	 * handler, or with a spinlock held, leaves state the runner cannot
+	 * repair (an unacknowledged interrupt, a held lock): the caller panics.
+	 */
+	if (this_cpu()->irq_depth || this_cpu()->preempt_count || this_cpu()->spinlocks_held) {
+		ktap("    # %s: crashed in a context the runner cannot recover from "
+		     "(irq_depth %d, preempt_count %d, spinlocks held %d)\n", t->name,
+		     this_cpu()->irq_depth, this_cpu()->preempt_count, this_cpu()->spinlocks_held);
+		return;
+	}
+	case_task->fault_catch = NULL;	/* any catch the case armed is gone with its frame */
 	t->status = KTEST_FAIL;
 	ktap("    # %s: crashed: %s (report and backtrace above)\n", t->name, what);
 	end_case(t);

@@ -13,6 +13,7 @@
 #include <quire/smp.h>
 #include <quire/percpu.h>
 #include <asm/cpu.h>
+#include <quire/time.h>
 
 int panic_in_progress;
 
@@ -32,6 +33,8 @@ void panic_at(const char *file, int line, const char *func, const char *fmt, ...
 	va_end(ap);
 
 	smp_stop_other_cpus();
+	mdelay(10);		/* let them take the NMI */
+	printk_bust_lock();
 	pr_emerg("Kernel panic - not syncing: %s\n", msg);
 	pr_emerg("at %s:%d in %s(), on CPU %d\n", file, line, func,
 		 this_cpu() ? smp_processor_id() : 0);

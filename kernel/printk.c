@@ -125,6 +125,12 @@ static bool printk_lock(void)
 	}
 }
 
+/* Panic: the other CPUs are stopped; one of them may have stopped inside printk. */
+void printk_bust_lock(void)
+{
+	__atomic_store_n(&printk_owner, -1, __ATOMIC_RELEASE);
+}
+
 static void printk_unlock(bool taken)
 {
 	if (taken)

@@ -113,6 +113,7 @@ void do_exit(int status)
 		preempt_enable();
 		mmput(mm);
 	}
+	exit_notify(t);
 	kthread_exit(status);
 }
 

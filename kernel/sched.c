@@ -122,7 +122,8 @@ static bool __wake(struct task *t)
 {
 	int cpu;
 
-	if (t->state == TASK_RUNNING)
+	/* A dead task is never woken (it may be about to be freed). */
+	if (t->state == TASK_RUNNING || t->state == TASK_DEAD)
 		return false;
 	t->state = TASK_RUNNING;
 	if (t->on_cpu || t->on_rq)
@@ -205,8 +206,14 @@ static void __schedule(bool preempt)
 	sched_lock_acquire();
 	this_cpu()->need_resched = false;
 	if ((prev->state == TASK_RUNNING || (preempt && prev->state != TASK_DEAD)) &&
-	    !is_idle(prev))
-		enqueue(prev, cpu);
+	    !is_idle(prev)) {
+		/* Still runnable: here, unless its affinity changed to exclude this CPU. */
+		int to = (prev->cpus_allowed & cpumask_of(cpu)) ? cpu : select_cpu(prev);
+
+		enqueue(prev, to);
+		if (to != cpu)
+			resched_cpu(to);
+	}
 	next = pick_next(cpu);
 	if (next == prev) {
 		sched_lock_release();
@@ -332,6 +339,11 @@ void scheduler_tick(void)
 
 /* ---- kernel threads ---- */
 
+void schedule_tail(struct task *last)
+{
+	finish_switch(last);
+}
+
 void kthread_start(struct task *last)
 {
 	struct task *self;
@@ -362,6 +374,8 @@ static struct task *alloc_task(const char *name, int node, bool with_stack)
 	t->cpus_allowed = CPU_MASK_ALL;
 	t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
 	INIT_LIST_HEAD(&t->run_list);
+	INIT_LIST_HEAD(&t->children);
+	INIT_LIST_HEAD(&t->sibling);
 	return t;
 }
 
@@ -383,8 +397,8 @@ struct task *kthread_create(int (*fn)(void *), void *arg, const char *name)
 	t->state = TASK_UNINTERRUPTIBLE;	/* until woken */
 	t->cpu = smp_processor_id();
 	/* The frame switch_to pops: six callee-saved registers, then the return. */
+	/* kthread_trampoline starts with rsp at the (16-byte aligned) top, so its call is ABI-aligned. */
 	sp = (u64 *)((u8 *)t->stack + KERNEL_STACK_SIZE);
-	*--sp = 0;				/* keeps the stack 16-byte aligned */
 	*--sp = (u64)(uintptr_t)kthread_trampoline;
 	for (int i = 0; i < 6; i++)
 		*--sp = 0;

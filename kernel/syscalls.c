@@ -157,7 +157,9 @@ static long sys_getpid(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 
 static long sys_getppid(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	return 0;	/* spawned by the kernel (fork comes later) */
+	struct task *p = current->parent;
+
+	return p ? p->tid : 0;	/* 0: started by the kernel, or orphaned */
 }
 
 static long sys_set_tid_address(u64 uptr, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -294,6 +296,11 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[24] = sys_sched_yield,
 	[35] = sys_nanosleep,
 	[39] = sys_getpid,
+	[56] = sys_clone,
+	[57] = sys_fork,
+	[58] = sys_fork,		/* vfork: a full copy is a correct vfork */
+	[61] = sys_wait4,
+	[62] = sys_kill,
 	[60] = sys_exit,
 	[63] = sys_uname,
 	[110] = sys_getppid,
@@ -323,5 +330,8 @@ void do_syscall(struct pt_regs *regs)
 		regs->rax = (u64)-ENOSYS;
 		return;
 	}
+	current->user_regs = regs;
 	regs->rax = (u64)fn(regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8, regs->r9);
+	if (current->pending_kill)
+		do_exit(W_EXITCODE(0, current->pending_kill));
 }

@@ -211,7 +211,8 @@ phys_addr_t memblock_phys_alloc_node(phys_addr_t size, phys_addr_t align, int ni
 			const struct memblock_region *r = next_reserved(start);
 
 			if (!r || r->base >= start + size) {
-				memblock_reserve(start, size);
+				if (memblock_reserve(start, size))
+					return 0;	/* table full: never hand it out unrecorded */
 				return start;
 			}
 			start = ALIGN_UP(r->base + r->size, align);

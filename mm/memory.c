@@ -16,6 +16,8 @@
 #include <quire/errno.h>
 #include <quire/panic.h>
 #include <asm/pgtable.h>
+#include <quire/string.h>
+#include <quire/slab.h>
 
 static struct page *zero_page;
 
@@ -74,9 +76,10 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 {
 	struct vm_area_struct *vma;
 	struct page *page;
-	unsigned long flags_irq;
 	pte_t *pte, old;
 	bool write = flags & FAULT_FLAG_WRITE;
+	struct page *cow_drop = NULL;
+	bool flush_needed = false;
 	int ret = 0;
 
 	if (addr >= USER_TOP)
@@ -95,7 +98,7 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 		up_read(&mm->mmap_lock);
 		return -ENOMEM;
 	}
-	spin_lock_irqsave(&mm->page_table_lock, flags_irq);
+	spin_lock(&mm->page_table_lock);
 	pte = pte_lookup(mm->pgd, addr, true);
 	if (!pte) {
 		ret = -ENOMEM;
@@ -109,21 +112,41 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 		goto out;
 	}
 	if (pte_present(old) && !is_zero_pfn(pte_pfn(old))) {
-		/* A write to a present, read-only page of a writable VMA: COW (fork). */
-		ret = -EFAULT;
+		/*
+		 * A write to a present, read-only page of a writable VMA: the page
+		 * is shared copy-on-write since a fork. If this is its only
+		 * mapping, take it back; otherwise copy it.
+		 */
+		struct page *shared = pfn_to_page(pte_pfn(old));
+
+		if (atomic_read(&shared->_mapcount) == 0 && page_count(shared) == 1) {
+			*pte = old | _PAGE_RW | _PAGE_DIRTY;
+		} else {
+			memcpy(page_address(page), page_address(shared), PAGE_SIZE);
+			page_add_anon_map(page);
+			*pte = pfn_pte(page_to_pfn(page), true, vma->vm_flags & VM_EXEC);
+			page = NULL;
+			page_remove_map(shared);
+			cow_drop = shared;	/* its reference goes after the flush */
+		}
+		flush_needed = true;
 		goto out;
 	}
 	page_add_anon_map(page);
 	*pte = pfn_pte(page_to_pfn(page), true, vma->vm_flags & VM_EXEC);
 	atomic_long_inc(&mm->rss);
 	page = NULL;
-	if (pte_present(old))
-		flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
+	flush_needed = pte_present(old);
 out:
-	spin_unlock_irqrestore(&mm->page_table_lock, flags_irq);
+	spin_unlock(&mm->page_table_lock);
+	/* Outside the page-table lock: a shootdown waits for other CPUs. */
+	if (flush_needed)
+		flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
 	up_read(&mm->mmap_lock);
 	if (page)
 		__free_pages(page, 0);
+	if (cow_drop)
+		__free_pages(cow_drop, 0);
 	return ret;
 }
 
@@ -135,9 +158,9 @@ out:
 static unsigned long zap_page_range(struct mm_struct *mm, unsigned long start,
 				    unsigned long end, struct list_head *gather)
 {
-	unsigned long flags, cleared = 0;
+	unsigned long cleared = 0;
 
-	spin_lock_irqsave(&mm->page_table_lock, flags);
+	spin_lock(&mm->page_table_lock);
 	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE) {
 		pte_t *pte = pte_lookup(mm->pgd, addr, false);
 		struct page *page;
@@ -153,7 +176,7 @@ static unsigned long zap_page_range(struct mm_struct *mm, unsigned long start,
 		atomic_long_dec(&mm->rss);
 		list_add(&page->lru, gather);
 	}
-	spin_unlock_irqrestore(&mm->page_table_lock, flags);
+	spin_unlock(&mm->page_table_lock);
 	return cleared;
 }
 
@@ -184,10 +207,9 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long
 void change_protection(struct mm_struct *mm, unsigned long start, unsigned long end,
 		       unsigned long vm_flags)
 {
-	unsigned long flags;
 	bool changed = false;
 
-	spin_lock_irqsave(&mm->page_table_lock, flags);
+	spin_lock(&mm->page_table_lock);
 	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE) {
 		pte_t *pte = pte_lookup(mm->pgd, addr, false);
 		pte_t new;
@@ -201,7 +223,65 @@ void change_protection(struct mm_struct *mm, unsigned long start, unsigned long 
 			changed = true;
 		}
 	}
-	spin_unlock_irqrestore(&mm->page_table_lock, flags);
+	spin_unlock(&mm->page_table_lock);
 	if (changed)
 		flush_tlb_mm_range(mm, start, end);
+}
+
+/*
+ * fork: a copy of the address space. Every VMA is copied; every present
+ * page is shared: one more mapping and one more reference, and in private
+ * writable VMAs both sides lose write access, so the first write on either
+ * side copies (the fault path above). One TLB flush for the parent at the end.
+ */
+struct mm_struct *dup_mm(struct mm_struct *old)
+{
+	struct mm_struct *mm = mm_alloc();
+	struct vm_area_struct *v;
+	int err = 0;
+
+	if (!mm)
+		return NULL;
+	down_write(&old->mmap_lock);
+	list_for_each_entry(v, &old->vmas, vm_list) {
+		err = insert_vma(mm, v->vm_start, v->vm_end, v->vm_flags);
+		if (err)
+			break;
+		spin_lock(&old->page_table_lock);
+		for (unsigned long addr = v->vm_start; addr < v->vm_end && !err; addr += PAGE_SIZE) {
+			pte_t *src = pte_lookup(old->pgd, addr, false), *dst;
+			struct page *page;
+
+			if (!src || !pte_present(*src))
+				continue;
+			dst = pte_lookup(mm->pgd, addr, true);
+			if (!dst) {
+				err = -ENOMEM;
+				break;
+			}
+			if (!(v->vm_flags & VM_SHARED))
+				*src &= ~_PAGE_RW;
+			*dst = *src;
+			if (is_zero_pfn(pte_pfn(*src)))
+				continue;
+			page = pfn_to_page(pte_pfn(*src));
+			folio_get(page_folio(page));
+			page_add_anon_map(page);
+			atomic_long_inc(&mm->rss);
+		}
+		spin_unlock(&old->page_table_lock);
+		if (err)
+			break;
+	}
+	mm->start_brk = old->start_brk;
+	mm->brk = old->brk;
+	mm->start_stack = old->start_stack;
+	mm->mmap_base = old->mmap_base;
+	up_write(&old->mmap_lock);
+	flush_tlb_mm_range(old, 0, USER_TOP);
+	if (err) {
+		mmput(mm);
+		return NULL;
+	}
+	return mm;
 }

@@ -94,6 +94,8 @@ static void init_region(const struct memblock_region *m)
 	unsigned long next = start;	/* first frame not yet handled */
 	const struct memblock_region *r;
 
+	if (end <= start)
+		return;			/* less than one whole page */
 	for (unsigned long pfn = start; pfn < end; pfn++)
 		set_page_node(&pgdat->node_mem_map[pfn - pgdat->node_start_pfn], m->nid);
 	atomic_long_add((long)(end - start), &pgdat->stat[NR_PRESENT_PAGES]);

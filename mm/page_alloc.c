@@ -404,7 +404,7 @@ struct page *alloc_contig_pages(unsigned long nr_pages, gfp_t gfp, int nid)
 	unsigned long flags, start;
 	struct page *page = NULL;
 
-	while ((1UL << order) < nr_pages)
+	while (order < 63 && (1UL << order) < nr_pages)
 		order++;
 	if (nr_pages == 0 || (1UL << order) != nr_pages || order < MAX_PAGE_ORDER ||
 	    order > MAX_FOLIO_ORDER) {

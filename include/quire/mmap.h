@@ -100,6 +100,9 @@ void change_protection(struct mm_struct *mm, unsigned long start, unsigned long 
 /* Flush an mm's range on every CPU that may cache it. */
 void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end);
 
+/* Copy an address space for fork: private pages shared copy-on-write. */
+struct mm_struct *dup_mm(struct mm_struct *old);
+
 /* Boot: the shared zero page. */
 void zero_page_init(void);
 

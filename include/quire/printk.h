@@ -56,6 +56,9 @@ bool printk_log_contains(u64 since, const char *needle);
 /* How many times needle occurs in the log since 'since'. */
 unsigned int printk_log_count(u64 since, const char *needle);
 
+/* Panic only: forget a printk lock owner that was stopped. */
+void printk_bust_lock(void);
+
 /* Provided by the architecture / console driver. */
 void console_write(const char *s, size_t len);
 u64 ktime_get_ns(void);

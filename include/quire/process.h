@@ -37,10 +37,21 @@ __attribute__((noreturn)) void do_exit(int status);
 __attribute__((noreturn)) void force_sig_fault(int sig, unsigned long addr, unsigned long ip,
 					       const char *why);
 
+/* do_exit's part in the process tree: orphans to the reaper, wake wait4. */
+void exit_notify(struct task *t);
+/* System calls implemented in kernel/fork.c. */
+long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5);
+long sys_clone(u64 flags, u64 stack, u64 a2, u64 a3, u64 a4, u64 a5);
+long sys_wait4(u64 pid, u64 ustatus, u64 options, u64 urusage, u64 a4, u64 a5);
+long sys_kill(u64 pid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5);
+
 /* Boot: SYSCALL/SYSRET on this CPU. */
 void syscall_init(void);
 /* Start user mode at rip with stack rsp (arch/x86_64/kernel/syscall.S). */
 __attribute__((noreturn)) void enter_user_mode(unsigned long rip, unsigned long rsp);
+/* Set up a forked child's kernel stack to return to user mode like its parent. */
+void arch_fork_frame(struct task *child, const struct task *parent);
+
 /* Give the current task a fresh FPU/SSE state (exec). */
 void fpu_reset_current(void);
 /* Back to the kernel's page tables (a failed first exec). */

@@ -63,6 +63,14 @@ struct task {
 	u64 fs_base;			/* the user's FS base (TLS), set by arch_prctl */
 	int exit_signal;		/* the signal that killed it, or 0 */
 	int *clear_child_tid;		/* set_tid_address (recorded only: no threads yet) */
+	/* Process relations (kernel/fork.c, kernel/exit.c), under process_lock. */
+	struct task *parent;		/* NULL: started by the kernel, or orphaned */
+	struct list_head children;
+	struct list_head sibling;	/* in the parent's children */
+	bool autoreap;			/* nobody will wait: the reaper joins it */
+	bool exiting;			/* do_exit has run: a zombie for wait4 */
+	volatile int pending_kill;	/* a signal that will end it (kill) at its next return to user */
+	void *user_regs;		/* the struct pt_regs of the system call in progress */
 	/* The user's x87/SSE registers while switched out (fxsave format). */
 	u8 fpu_state[512] __attribute__((aligned(16)));
 };
@@ -119,6 +127,9 @@ void sched_init(void);
 void sched_init_ap(void);
 struct task *sched_adopt_current(const char *name);
 __attribute__((noreturn)) void cpu_idle_loop(void);
+
+/* The first run of a forked task: finish the switch (the lock), then return to user. */
+void schedule_tail(struct task *last);
 
 /* The architecture's part of a switch: kernel stack for entries, address space, TLS. */
 void arch_switch_to(struct task *prev, struct task *next);

@@ -107,6 +107,33 @@ static void malformed_elf_is_enoexec(struct ktest *t)
 	kfree(copy);
 }
 
+static void fork_cow_wait_kill(struct ktest *t)
+{
+	int status = run_usertest("fork");
+
+	KEXPECT_TRUE(t, WIFEXITED(status));
+	KEXPECT_EQ(t, WEXITSTATUS(status), 0);
+}
+
+/* 1000 fork/exit/wait cycles inside one process; every page comes back. */
+static void no_pages_lost_over_1000_forks(struct ktest *t)
+{
+	unsigned long before[MAX_NUMNODES];
+	int nid, status;
+
+	slab_shrink_all();
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		before[nid] = node_has_memory(nid) ? node_page_state(nid, NR_FREE_PAGES) : 0;
+	status = run_usertest("fork-many");
+	KEXPECT_TRUE(t, WIFEXITED(status));
+	KEXPECT_EQ(t, WEXITSTATUS(status), 0);
+	slab_shrink_all();
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		if (node_has_memory(nid))
+			KEXPECT_EQ(t, node_page_state(nid, NR_FREE_PAGES), before[nid]);
+	KEXPECT_EQ(t, mm_verify(), 0);
+}
+
 /* Many processes come and go; every page comes back (DESIGN.md's leak check). */
 static void no_pages_lost_over_1000_processes(struct ktest *t)
 {
@@ -136,4 +163,6 @@ KTEST_SUITE(user,
 	    KTEST_CASE(exit_status_reaches_the_parent),
 	    KTEST_CASE(bad_accesses_kill_with_sigsegv),
 	    KTEST_CASE(malformed_elf_is_enoexec),
-	    KTEST_CASE(no_pages_lost_over_1000_processes));
+	    KTEST_CASE(no_pages_lost_over_1000_processes),
+	    KTEST_CASE(fork_cow_wait_kill),
+	    KTEST_CASE(no_pages_lost_over_1000_forks));

@@ -124,18 +124,34 @@ static void disable_legacy_pic(void)
 	outb(0xa1, 0xff);
 }
 
-/* Count LAPIC timer ticks (divide by 16) over 10 ms of TSC time. */
+/*
+ * Count LAPIC timer ticks (divide by 16) against the TSC. The rate is ticks
+ * over the TSC time that really passed between the two register reads, and
+ * the lowest of three runs is kept: a host that deschedules the vCPU in the
+ * middle only makes a run look faster.
+ */
 static void calibrate_timer(void)
 {
-	u64 start;
+	u64 best = ~0ULL;
 
 	apic_write(APIC_TIMER_DIV, 0x3);		/* divide by 16 */
 	apic_write(APIC_LVT_TIMER, LVT_MASKED);
-	apic_write(APIC_TIMER_INIT, 0xffffffff);
-	start = ktime_get_ns();
-	while (ktime_get_ns() - start < 10 * NSEC_PER_MSEC)
-		cpu_relax();
-	lapic_timer_hz = (u64)(0xffffffffu - apic_read(APIC_TIMER_CUR)) * 100;
+	for (int run = 0; run < 3; run++) {
+		u64 start, elapsed, hz;
+		u32 first, last;
+
+		apic_write(APIC_TIMER_INIT, 0xffffffff);
+		first = apic_read(APIC_TIMER_CUR);
+		start = ktime_get_ns();
+		while (ktime_get_ns() - start < 10 * NSEC_PER_MSEC)
+			cpu_relax();
+		last = apic_read(APIC_TIMER_CUR);
+		elapsed = ktime_get_ns() - start;
+		hz = (u64)(first - last) * NSEC_PER_SEC / elapsed;
+		if (hz < best)
+			best = hz;
+	}
+	lapic_timer_hz = best;
 	apic_write(APIC_TIMER_INIT, 0);
 	pr_info("timer: %llu.%03llu MHz (divide by 16), %d Hz tick\n",
 		(unsigned long long)(lapic_timer_hz / 1000000),

@@ -99,7 +99,16 @@ void trigger_all_cpu_backtrace(void)
 	for (u64 start = ktime_get_ns(); __atomic_load_n(&backtrace_pending, __ATOMIC_SEQ_CST) &&
 	     ktime_get_ns() - start < NSEC_PER_SEC;)
 		cpu_relax();
+	/* A CPU that did not answer must not print a stale backtrace at a later NMI. */
+	__atomic_store_n(&backtrace_pending, 0, __ATOMIC_SEQ_CST);
 	preempt_enable();
+}
+
+/* An NMI somebody sent on purpose: a backtrace request or a panic stop. */
+bool nmi_is_for_us(void)
+{
+	return panic_in_progress ||
+	       (__atomic_load_n(&backtrace_pending, __ATOMIC_SEQ_CST) & (1ULL << smp_processor_id()));
 }
 
 void handle_nmi(struct pt_regs *regs)

@@ -12,6 +12,7 @@
 #include <asm/pgtable.h>
 #include <asm/direct_map.h>
 #include <quire/process.h>
+#include <asm/ptrace.h>
 
 /*
  * The kernel never touches the FPU/SSE registers (it is built without
@@ -81,4 +82,30 @@ void syscall_init(void)
 	/* FMASK: interrupts, direction, trap and alignment-check flags off on entry. */
 	wrmsr(0xc0000084, (1UL << 9) | (1UL << 10) | (1UL << 8) | (1UL << 18));
 	wrmsr(MSR_KERNEL_GS_BASE, 0);
+}
+
+/*
+ * Prepare a forked child's kernel stack: a copy of the parent's system-call
+ * frame at the top (returning 0), and below it the frame switch_to pops,
+ * whose return address is ret_from_fork. The child also inherits the
+ * parent's FPU registers and TLS base.
+ */
+void arch_fork_frame(struct task *child, const struct task *parent)
+{
+	extern char ret_from_fork[];
+	const struct pt_regs *pregs = parent->user_regs;
+	struct pt_regs *regs;
+	u64 *sp;
+
+	regs = (struct pt_regs *)((u8 *)child->stack + KERNEL_STACK_SIZE) - 1;
+	*regs = *pregs;
+	regs->rax = 0;
+	sp = (u64 *)regs;
+	*--sp = (u64)(uintptr_t)ret_from_fork;
+	for (int i = 0; i < 6; i++)
+		*--sp = 0;
+	child->rsp = (u64)(uintptr_t)sp;
+	child->fs_base = parent->fs_base;
+	/* The parent is running: its FPU registers are live. */
+	__asm__ __volatile__("fxsave64 (%0)" : : "r"(child->fpu_state) : "memory");
 }

@@ -71,6 +71,20 @@ ret_to_user:
 	.size syscall_entry, . - syscall_entry
 
 /*
+ * A forked child's first run: switch_to "returns" here with the previous
+ * task in rax and the stack pointing at the child's copy of its parent's
+ * pt_regs (rax = 0 in it): finish the switch, then return to user mode.
+ */
+	.globl ret_from_fork
+	.type ret_from_fork, @function
+ret_from_fork:
+	movq %rax, %rdi
+	call schedule_tail
+	cli
+	jmp ret_to_user
+	.size ret_from_fork, . - ret_from_fork
+
+/*
  * enter_user_mode(rip, rsp): start a program at rip with stack rsp, all
  * other registers zero, interrupts on. Never returns.
  */

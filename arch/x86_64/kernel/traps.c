@@ -74,6 +74,7 @@ void fault_catch_push(struct fault_catch *fc, int want_vector)
 	fc->outer = *top;
 	fc->want_vector = want_vector;
 	fc->flags = read_flags();
+	fc->irq_depth = this_cpu()->irq_depth;
 	fc->vector = fc->error_code = fc->cr2 = fc->rip = fc->regs_addr = 0;
 	*top = fc;
 }
@@ -185,7 +186,13 @@ void do_trap(struct pt_regs *regs)
 	struct fault_catch **top = catch_top();
 	struct fault_catch *fc = *top;
 
-	if (fc && !user_mode(regs) &&
+	/* A real NMI (panic stop, backtrace) is never mistaken for a caught fault. */
+	if (regs->vector == X86_TRAP_NMI && nmi_is_for_us()) {
+		handle_nmi(regs);
+		return;
+	}
+	/* A catch belongs to the code that armed it, not to an interrupt handler on top. */
+	if (fc && !user_mode(regs) && fc->irq_depth == this_cpu()->irq_depth &&
 	    (regs->vector < 32 || (int)regs->vector == fc->want_vector)) {
 		*top = fc->outer;
 		fc->vector = regs->vector;

@@ -12,6 +12,8 @@ int request_vector(u8 vector, vector_handler_t fn, void *data, const char *name)
 /* Called by do_trap for vectors ≥ 32 and for NMIs. */
 void handle_irq(struct pt_regs *regs);
 void handle_nmi(struct pt_regs *regs);
+/* Whether a pending NMI was sent on purpose (backtrace, panic stop). */
+bool nmi_is_for_us(void);
 /* Count of interrupts seen per vector (all CPUs). */
 u64 vector_count(u8 vector);
 /* Every online CPU prints its registers' place and backtrace (NMI); for hangs. */

@@ -63,6 +63,7 @@ struct fault_catch {
 	struct fault_catch *outer;
 	int want_vector;	/* an interrupt vector (>= 32) to catch too, or -1 */
 	u64 flags;		/* RFLAGS when armed: interrupts come back on if they were */
+	int irq_depth;		/* interrupt nesting when armed */
 	u64 vector, error_code, cr2, rip;
 	u64 regs_addr;		/* where the handler's pt_regs lay: shows the stack used */
 };

@@ -1,0 +1,184 @@
+/*
+ * fork, wait4 and kill: the process tree. A forked child is a copy of its
+ * parent: the same registers (fork returns 0 in it), a copy-on-write copy
+ * of the address space, the TLS base and FPU registers. process_lock
+ * guards parent/children links; exits wake child_exit_wq, where wait4
+ * sleeps. Orphans are handed to the reaper thread, which frees them.
+ */
+#define pr_fmt(fmt) "fork: " fmt
+#include <quire/process.h>
+#include <quire/mmap.h>
+#include <quire/wait.h>
+#include <quire/uaccess.h>
+#include <quire/printk.h>
+#include <quire/errno.h>
+#include <quire/string.h>
+
+static DEFINE_SPINLOCK(process_lock);
+static DECLARE_WAIT_QUEUE_HEAD(child_exit_wq);
+static LIST_HEAD(reap_list);		/* orphans that exited, by sibling */
+static DECLARE_WAIT_QUEUE_HEAD(reaper_wq);
+static struct task *reaper;
+
+#define WNOHANG 1
+
+static int reaper_thread(void *unused)
+{
+	for (;;) {
+		struct task *t = NULL;
+
+		wait_event(reaper_wq, !list_empty(&reap_list));
+		spin_lock(&process_lock);
+		if (!list_empty(&reap_list)) {
+			t = list_first_entry(&reap_list, struct task, sibling);
+			list_del_init(&t->sibling);
+		}
+		spin_unlock(&process_lock);
+		if (t)
+			kthread_join(t);
+	}
+	return 0;
+}
+
+long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct task *parent = current, *child;
+	struct mm_struct *mm;
+
+	if (!reaper) {
+		struct task *r = kthread_run(reaper_thread, NULL, "reaper");
+
+		if (r && __atomic_exchange_n(&reaper, r, __ATOMIC_SEQ_CST))
+			pr_warn("two reapers started\\n");	/* harmless: both work */
+	}
+	mm = dup_mm(parent->mm);
+	if (!mm)
+		return -ENOMEM;
+	child = kthread_create(NULL, NULL, parent->comm);
+	if (!child) {
+		mmput(mm);
+		return -ENOMEM;
+	}
+	child->mm = mm;
+	child->cpus_allowed = parent->cpus_allowed;
+	arch_fork_frame(child, parent);
+	spin_lock(&process_lock);
+	child->parent = parent;
+	list_add_tail(&child->sibling, &parent->children);
+	spin_unlock(&process_lock);
+	wake_up_process(child);
+	return child->tid;
+}
+
+/* The clone flags fork and vfork need: only SIGCHLD (and, for vfork, CLONE_VM|CLONE_VFORK, copied instead). */
+long sys_clone(u64 flags, u64 stack, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	if ((flags & ~0xffUL & ~0x4100UL) || stack) {
+		pr_warn("clone with flags %#llx: only fork-like clones are supported (-ENOSYS)\\n",
+			(unsigned long long)flags);
+		return -ENOSYS;
+	}
+	return sys_fork(0, 0, 0, 0, 0, 0);
+}
+
+/* A zombie child matching pid (-1: any), and whether any child matches at all. */
+static struct task *find_zombie(struct task *parent, long pid, bool *any)
+{
+	struct task *c;
+
+	*any = false;
+	list_for_each_entry(c, &parent->children, sibling) {
+		if (pid != -1 && c->tid != pid)
+			continue;
+		*any = true;
+		if (c->exiting)
+			return c;	/* kthread_join waits until it is fully off its CPU */
+	}
+	return NULL;
+}
+
+long sys_wait4(u64 upid, u64 ustatus, u64 options, u64 urusage, u64 a4, u64 a5)
+{
+	long pid = (long)upid;
+	struct task *z = NULL;
+	bool any;
+	int status, id;
+
+	if (options & ~(u64)WNOHANG)
+		return -EINVAL;
+	if (pid == 0 || pid < -1)
+		return -EINVAL;		/* process groups: not yet */
+	for (;;) {
+		spin_lock(&process_lock);
+		z = find_zombie(current, pid, &any);
+		if (z)
+			list_del_init(&z->sibling);
+		spin_unlock(&process_lock);
+		if (z || !any)
+			break;
+		if (options & WNOHANG)
+			return 0;
+		wait_event(child_exit_wq, ({
+			bool found;
+			spin_lock(&process_lock);
+			found = find_zombie(current, pid, &any) != NULL || !any;
+			spin_unlock(&process_lock);
+			found; }));
+	}
+	if (!z)
+		return -ECHILD;
+	id = z->tid;
+	status = kthread_join(z);
+	if (ustatus && copy_to_user((void *)ustatus, &status, sizeof(status)))
+		return -EFAULT;
+	(void)urusage;
+	return id;
+}
+
+long sys_kill(u64 pid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct task *c;
+	int found = 0;
+
+	if (sig == 0 || sig > 64)
+		return sig == 0 ? 0 : -EINVAL;
+	if (sig != SIGKILL && sig != 15) {
+		pr_warn("kill: only SIGKILL and SIGTERM (default action: terminate) are supported\\n");
+		return -ENOSYS;
+	}
+	if ((long)pid == (long)current->tid) {
+		current->pending_kill = (int)sig;
+		return 0;
+	}
+	spin_lock(&process_lock);
+	list_for_each_entry(c, &current->children, sibling)
+		if (c->tid == (long)pid && c->state != TASK_DEAD) {
+			c->pending_kill = (int)sig;
+			found = 1;
+		}
+	spin_unlock(&process_lock);
+	/* Children only, for now: other processes are not reachable by pid yet. */
+	return found ? 0 : -ESRCH;
+}
+
+/* Called by do_exit: hand the children to the reaper, tell the parent. */
+void exit_notify(struct task *t)
+{
+	struct task *c, *n;
+
+	spin_lock(&process_lock);
+	t->exiting = true;
+	list_for_each_entry_safe(c, n, &t->children, sibling) {
+		c->parent = NULL;
+		list_del_init(&c->sibling);
+		if (c->exiting)
+			list_add_tail(&c->sibling, &reap_list);
+		else
+			c->autoreap = true;
+	}
+	if (!t->parent && t->autoreap)
+		list_add_tail(&t->sibling, &reap_list);
+	spin_unlock(&process_lock);
+	wake_up_all(&reaper_wq);
+	wake_up_all(&child_exit_wq);
+}
