@@ -1,7 +1,8 @@
 # Quire — build, run, debug and test.
 #
 #   make              the kernel ELF (build/quire.elf), with symbols
-#   make iso          build/quire.iso: GRUB, boots on BIOS and UEFI
+#   make iso          build/quire.iso: GRUB, boots on BIOS and UEFI, with the initrd
+#   make initrd       build/initrd.cpio: the programs of user/ (and EXTRA_INITRD=<dir>)
 #   make run          boot in QEMU (FIRMWARE=bios|uefi|direct, TOPOLOGY=numa3,
 #                     CMDLINE="...", QEMU_EXTRA="..."); exits with the guest's status
 #   make gdb          boot paused and attach gdb with the kernel's symbols
@@ -74,7 +75,7 @@ KERNEL_LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 -T li
 
 # ---- kernel sources: every .c and .S under these directories ----
 KERNEL_DIRS := arch/x86_64/boot arch/x86_64/kernel arch/x86_64/lib arch/x86_64/mm \
-	kernel kernel/locking lib mm drivers drivers/acpi tests/kernel
+	kernel kernel/locking lib mm fs drivers drivers/acpi tests/kernel
 KERNEL_SRCS := $(sort $(foreach d,$(KERNEL_DIRS),$(wildcard $(d)/*.c $(d)/*.S)))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(KERNEL_SRCS))
 
@@ -158,12 +159,31 @@ $(KERNEL): $(KERNEL_OBJS) $(BUILD)/ksyms.S.o linker.ld
 	$(Q)cmp -s $(BUILD)/text.pass1 $(BUILD)/text.pass2 || \
 		{ echo "error: text symbols moved between link passes (see linker.ld)"; rm -f $@; exit 1; }
 
+# ---- user programs and the initrd (docs/userspace.md) ----
+# user/bin/*.c and user/tests/*.c, static musl binaries, under $(BUILD)/user;
+# the initrd packs them with EXTRA_INITRD=<dir> (optional) on top.
+EXTRA_INITRD ?=
+INITRD_IMG := $(BUILD)/initrd.cpio
+
+.PHONY: user initrd
+user:
+	@scripts/deps.sh --for user
+	$(Q)$(MAKE) --no-print-directory -C user O=$(abspath $(BUILD))/user
+
+initrd: $(INITRD_IMG)
+	@:
+# Always repacked (EXTRA_INITRD's files are not tracked); mkinitrd.sh only
+# rewrites the archive when its content changed.
+$(INITRD_IMG): user scripts/mkinitrd.sh FORCE
+	@$(if $(Q),echo "  INITRD  $@")
+	$(Q)scripts/mkinitrd.sh $@ $(BUILD)/user $(EXTRA_INITRD)
+
 # ---- ISO ----
 iso: $(ISO)
-$(ISO): $(KERNEL) scripts/mkiso.sh
+$(ISO): $(KERNEL) $(INITRD_IMG) scripts/mkiso.sh
 	@scripts/deps.sh --for iso
 	@$(if $(Q),echo "  ISO     $@")
-	$(Q)scripts/mkiso.sh $@ $(KERNEL) ""
+	$(Q)scripts/mkiso.sh $@ $(KERNEL) "" $(INITRD_IMG)
 
 # ---- run and debug ----
 FIRMWARE ?= bios
@@ -172,20 +192,25 @@ CMDLINE ?=
 QEMU_EXTRA ?=
 export FIRMWARE TOPOLOGY CMDLINE QEMU_EXTRA
 
-run: $(KERNEL) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
-	@scripts/deps.sh --for run
-	@KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) scripts/run-qemu.sh
+# The ISO carries the initrd already; a direct boot, or an ISO rebuilt for
+# another command line, gets it through INITRD.
+RUN_INITRD = $(if $(filter direct,$(FIRMWARE))$(CMDLINE),$(INITRD_IMG))
 
-gdb: $(KERNEL) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
+run: $(KERNEL) $(INITRD_IMG) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
 	@scripts/deps.sh --for run
-	@KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) scripts/gdb.sh
+	@KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) INITRD=$(RUN_INITRD) scripts/run-qemu.sh
+
+gdb: $(KERNEL) $(INITRD_IMG) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
+	@scripts/deps.sh --for run
+	@KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) INITRD=$(RUN_INITRD) scripts/gdb.sh
 
 # ---- tests ----
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
 	-Iinclude -Iarch/host/include -include tests/host/host_names.h -DQUIRE_HOST -DDEBUG_MM
-HOST_LIB_SRCS := lib/string.c lib/vsprintf.c kernel/cmdline.c kernel/printk.c \
-	$(wildcard drivers/acpi/*.c) $(wildcard mm/*.c) $(wildcard arch/host/*.c)
+HOST_LIB_SRCS := lib/string.c lib/vsprintf.c lib/radix-tree.c kernel/cmdline.c kernel/printk.c \
+	$(wildcard drivers/acpi/*.c) $(wildcard mm/*.c) $(wildcard arch/host/*.c) \
+	$(filter-out fs/init.c fs/initrd.c,$(wildcard fs/*.c))
 HOST_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_LIB_SRCS))
 HOST_LIB := $(BUILD)/host/libquire-host.a
 HOST_TESTS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(wildcard tests/host/test_*.c))
@@ -216,7 +241,7 @@ test-host host-tests: $(HOST_TESTS)
 TEST_JOBS ?= 1
 test:
 	@scripts/deps.sh --for test
-	$(Q)$(MAKE) --no-print-directory kernel iso $(HOST_TESTS)
+	$(Q)$(MAKE) --no-print-directory kernel iso initrd $(HOST_TESTS)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/clang CC=clang LD=ld.lld kernel
 	$(Q)python3 -m unittest -q tests/qemu/test_runner.py
 	$(Q)python3 tests/qemu/runner.py --plan tests/plan.txt --jobs $(TEST_JOBS)

@@ -15,6 +15,8 @@
 #include <quire/mm.h>
 #include <quire/slab.h>
 #include <quire/console.h>
+#include <quire/fs.h>
+#include <quire/initrd.h>
 
 static char ktest_spec[256];
 CMDLINE_STRING("ktest", ktest_spec,
@@ -72,6 +74,8 @@ void start_kernel(void)
 		slab_print_stats();
 	}
 	console_echo_run();		/* echo_console=1 only */
+	vfs_init();			/* the root file system and /dev */
+	initrd_unpack();		/* the boot module's files into it */
 
 	if (ktest_spec[0]) {
 		int failed = ktest_run(ktest_spec);

@@ -132,6 +132,28 @@ static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 	return ret;
 }
 
+static long sys_mprotect(u64 addr, u64 len, u64 prot, u64 a3, u64 a4, u64 a5)
+{
+	struct mm_struct *mm = current->mm;
+	int ret;
+
+	down_write(&mm->mmap_lock);
+	ret = do_mprotect(mm, addr, len, prot);
+	up_write(&mm->mmap_lock);
+	return ret;
+}
+
+static long sys_madvise(u64 addr, u64 len, u64 advice, u64 a3, u64 a4, u64 a5)
+{
+	struct mm_struct *mm = current->mm;
+	int ret;
+
+	down_write(&mm->mmap_lock);
+	ret = do_madvise(mm, addr, len, (int)advice);
+	up_write(&mm->mmap_lock);
+	return ret;
+}
+
 static long sys_munmap(u64 addr, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	struct mm_struct *mm = current->mm;
@@ -289,11 +311,13 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[0] = sys_read,
 	[1] = sys_write,
 	[9] = sys_mmap,
+	[10] = sys_mprotect,
 	[11] = sys_munmap,
 	[12] = sys_brk,
 	[16] = sys_ioctl,
 	[20] = sys_writev,
 	[24] = sys_sched_yield,
+	[28] = sys_madvise,
 	[35] = sys_nanosleep,
 	[39] = sys_getpid,
 	[56] = sys_clone,

@@ -9,6 +9,7 @@
 #include <quire/string.h>
 #include <quire/errno.h>
 #include <quire/gfp.h>
+#include <quire/mm.h>
 
 struct memblock memblock;
 
@@ -224,6 +225,28 @@ phys_addr_t memblock_phys_alloc_node(phys_addr_t size, phys_addr_t align, int ni
 phys_addr_t memblock_phys_alloc(phys_addr_t size, phys_addr_t align)
 {
 	return memblock_phys_alloc_node(size, align, NUMA_NO_NODE);
+}
+
+/*
+ * After boot: hand the whole pages of [base, base + size) that are still
+ * reserved to the page allocator (Linux's memblock_free_late). A partial
+ * page at either end is kept. Returns the number of pages freed.
+ */
+unsigned long memblock_free_late(phys_addr_t base, phys_addr_t size)
+{
+	unsigned long pfn = PHYS_PFN(ALIGN_UP(base, PAGE_SIZE));
+	unsigned long end = PHYS_PFN(base + size);
+	unsigned long freed = 0;
+
+	for (; pfn < end; pfn++) {
+		struct page *page = pfn_to_page(pfn);
+
+		if (page && PageReserved(page)) {
+			free_reserved_page(page);
+			freed++;
+		}
+	}
+	return freed;
 }
 
 phys_addr_t memblock_phys_mem_size(void)

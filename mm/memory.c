@@ -165,7 +165,7 @@ static unsigned long zap_page_range(struct mm_struct *mm, unsigned long start,
 		pte_t *pte = pte_lookup(mm->pgd, addr, false);
 		struct page *page;
 
-		if (!pte || !pte_present(*pte))
+		if (!pte || !pte_has_page(*pte))
 			continue;
 		page = pfn_to_page(pte_pfn(*pte));
 		*pte = 0;
@@ -200,9 +200,11 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long
 }
 
 /*
- * Give the present PTEs of [start, end) the protection of vm_flags: writable
- * only with VM_WRITE (and never the shared zero page), executable only with
- * VM_EXEC. One TLB flush for the range when anything changed.
+ * Give the PTEs of [start, end) that hold a page the protection of vm_flags:
+ * writable only with VM_WRITE (and never the shared zero page), executable
+ * only with VM_EXEC, and not present at all without any access (PROT_NONE:
+ * the page is kept, marked _PAGE_PROTNONE). One TLB flush for the range
+ * when anything changed.
  */
 void change_protection(struct mm_struct *mm, unsigned long start, unsigned long end,
 		       unsigned long vm_flags)
@@ -214,10 +216,12 @@ void change_protection(struct mm_struct *mm, unsigned long start, unsigned long 
 		pte_t *pte = pte_lookup(mm->pgd, addr, false);
 		pte_t new;
 
-		if (!pte || !pte_present(*pte))
+		if (!pte || !pte_has_page(*pte))
 			continue;
 		new = pfn_pte(pte_pfn(*pte), (vm_flags & VM_WRITE) && !is_zero_pfn(pte_pfn(*pte)),
 			      vm_flags & VM_EXEC);
+		if (!(vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
+			new = (new & ~(_PAGE_PRESENT | _PAGE_RW)) | _PAGE_PROTNONE;
 		if (new != *pte) {
 			*pte = new;
 			changed = true;
@@ -244,6 +248,8 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 		return NULL;
 	down_write(&old->mmap_lock);
 	list_for_each_entry(v, &old->vmas, vm_list) {
+		if (v->vm_flags & VM_DONTCOPY)
+			continue;		/* MADV_DONTFORK: the child has a hole here */
 		err = insert_vma(mm, v->vm_start, v->vm_end, v->vm_flags);
 		if (err)
 			break;
@@ -252,7 +258,7 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 			pte_t *src = pte_lookup(old->pgd, addr, false), *dst;
 			struct page *page;
 
-			if (!src || !pte_present(*src))
+			if (!src || !pte_has_page(*src))
 				continue;
 			dst = pte_lookup(mm->pgd, addr, true);
 			if (!dst) {

@@ -227,3 +227,105 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
 	mm->brk = brk;
 	return brk;
 }
+
+/*
+ * Walk the VMAs covering [start, end), splitting the first and last at the
+ * range's ends, and call fn on each. Like Linux, a hole ends the walk with
+ * -ENOMEM after the VMAs before it were handled.
+ */
+static int for_each_vma_in_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+				 void (*fn)(struct vm_area_struct *v, unsigned long arg),
+				 unsigned long arg)
+{
+	unsigned long addr = start;
+
+	while (addr < end) {
+		struct vm_area_struct *v = find_vma(mm, addr);
+		int err;
+
+		if (!v || v->vm_start > addr)
+			return -ENOMEM;
+		if (v->vm_start < addr) {
+			err = split_vma(v, addr);
+			if (err)
+				return err;
+			continue;
+		}
+		if (v->vm_end > end) {
+			err = split_vma(v, end);
+			if (err)
+				return err;
+		}
+		fn(v, arg);
+		addr = v->vm_end;
+	}
+	return 0;
+}
+
+static void set_protection(struct vm_area_struct *v, unsigned long vm_flags)
+{
+	v->vm_flags = (v->vm_flags & ~(VM_READ | VM_WRITE | VM_EXEC)) | vm_flags;
+	change_protection(v->vm_mm, v->vm_start, v->vm_end, v->vm_flags);
+}
+
+int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot)
+{
+	unsigned long end;
+
+	if (!IS_ALIGNED(start, PAGE_SIZE) || (prot & ~(unsigned long)(PROT_READ | PROT_WRITE | PROT_EXEC)))
+		return -EINVAL;
+	end = start + ALIGN_UP(len, PAGE_SIZE);
+	if (end < start)
+		return -ENOMEM;
+	if (end == start)
+		return 0;
+	return for_each_vma_in_range(mm, start, end, set_protection, prot_to_vm_flags(prot));
+}
+
+static void dontneed(struct vm_area_struct *v, unsigned long unused)
+{
+	unmap_region(v->vm_mm, v->vm_start, v->vm_end);
+}
+
+static void set_vm_flag(struct vm_area_struct *v, unsigned long flag)
+{
+	v->vm_flags |= flag;
+}
+
+static void clear_vm_flag(struct vm_area_struct *v, unsigned long flag)
+{
+	v->vm_flags &= ~flag;
+}
+
+int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice)
+{
+	unsigned long end;
+
+	if (!IS_ALIGNED(start, PAGE_SIZE))
+		return -EINVAL;
+	end = start + ALIGN_UP(len, PAGE_SIZE);
+	if (end < start)
+		return -EINVAL;
+	switch (advice) {
+	case MADV_NORMAL:
+	case MADV_RANDOM:
+	case MADV_SEQUENTIAL:
+	case MADV_WILLNEED:
+		return end == start ? 0 : for_each_vma_in_range(mm, start, end, set_vm_flag, 0);
+	case MADV_DONTNEED:
+		return for_each_vma_in_range(mm, start, end, dontneed, 0);
+	case MADV_DONTFORK:
+		return for_each_vma_in_range(mm, start, end, set_vm_flag, VM_DONTCOPY);
+	case MADV_DOFORK:
+		return for_each_vma_in_range(mm, start, end, clear_vm_flag, VM_DONTCOPY);
+	case MADV_HUGEPAGE:
+		/* Recorded; large folios arrive with the folio issue. */
+		for_each_vma_in_range(mm, start, end, clear_vm_flag, VM_NOHUGEPAGE);
+		return for_each_vma_in_range(mm, start, end, set_vm_flag, VM_HUGEPAGE);
+	case MADV_NOHUGEPAGE:
+		for_each_vma_in_range(mm, start, end, clear_vm_flag, VM_HUGEPAGE);
+		return for_each_vma_in_range(mm, start, end, set_vm_flag, VM_NOHUGEPAGE);
+	default:
+		return -EINVAL;
+	}
+}

@@ -485,3 +485,28 @@ void free_boot_range(int nid, unsigned long start_pfn, unsigned long end_pfn)
 		pfn += 1UL << order;
 	}
 }
+
+/*
+ * Give a reserved frame to the buddy allocator after boot (memory the boot
+ * loader's modules held, for instance). Linux's free_reserved_page.
+ */
+void free_reserved_page(struct page *page)
+{
+	pg_data_t *pgdat = NODE_DATA(page_to_nid(page));
+	unsigned long flags;
+
+	if (!PageReserved(page)) {
+		bad_page(page, "free_reserved_page of a page that is not reserved");
+		return;
+	}
+	ClearPageReserved(page);
+	mod_node_stat(pgdat, NR_RESERVED_PAGES, -1);
+	if (debug_pagealloc) {
+		memset(page_address(page), PAGE_POISON, PAGE_SIZE);
+		SetPagePoisoned(page);
+	}
+	spin_lock_irqsave(&pgdat->lock, flags);
+	free_one_block(pgdat, page_to_pfn(page), 0);
+	mod_node_stat(pgdat, NR_FREE_PAGES, 1);
+	spin_unlock_irqrestore(&pgdat->lock, flags);
+}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# deps.sh [--for build|iso|run|test]: check that the host tools are there.
+# deps.sh [--for build|user|iso|run|test]: check that the host tools are there.
 #
 #   build  gcc, make, ld (binutils)
-#   iso    build + grub-mkrescue, GRUB's BIOS and UEFI modules, xorriso, mformat
+#   user   build + musl-gcc (musl-tools) and python3: user/ programs, the initrd
+#   iso    user + grub-mkrescue, GRUB's BIOS and UEFI modules, xorriso, mformat
 #   run    iso + qemu-system-x86_64, OVMF firmware                  (the default)
 #   test   run + python3, clang, ld.lld
 #
@@ -13,7 +14,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 [--for build|iso|run|test]" >&2
+    echo "usage: $0 [--for build|user|iso|run|test]" >&2
     exit 2
 }
 
@@ -34,6 +35,10 @@ checks=(
     "cmd:make:make"
     "cmd:ld:binutils"
 )
+user_checks=(
+    "cmd:musl-gcc:musl-tools"
+    "cmd:python3:python3"
+)
 iso_checks=(
     "cmd:grub-mkrescue:grub-common"
     "dir:/usr/lib/grub/i386-pc:grub-pc-bin"
@@ -53,9 +58,10 @@ test_checks=(
 )
 case $want in
 build) ;;
-iso) checks+=("${iso_checks[@]}") ;;
-run) checks+=("${iso_checks[@]}" "${run_checks[@]}") ;;
-test) checks+=("${iso_checks[@]}" "${run_checks[@]}" "${test_checks[@]}") ;;
+user) checks+=("${user_checks[@]}") ;;
+iso) checks+=("${user_checks[@]}" "${iso_checks[@]}") ;;
+run) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}") ;;
+test) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}" "${test_checks[@]}") ;;
 *) usage ;;
 esac
 

@@ -49,6 +49,9 @@ struct folio *folio_alloc(gfp_t gfp, unsigned int order, int nid);
 void folio_put(struct folio *folio);
 void folio_get(struct folio *folio);
 
+/* Give a PG_reserved frame to the allocator after boot (memblock_free_late). */
+void free_reserved_page(struct page *page);
+
 /*
  * Gigantic ranges (1 GiB hugetlb folios later): nr_pages contiguous pages,
  * aligned to nr_pages (a power of two), on node nid only. The pages come

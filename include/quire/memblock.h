@@ -52,6 +52,8 @@ phys_addr_t memblock_phys_alloc(phys_addr_t size, phys_addr_t align);
 bool memblock_is_reserved(phys_addr_t addr);
 bool memblock_is_memory(phys_addr_t addr);
 phys_addr_t memblock_phys_mem_size(void);
+/* After boot: free the whole reserved pages of a range to the buddy allocator; pages freed. */
+unsigned long memblock_free_late(phys_addr_t base, phys_addr_t size);
 phys_addr_t memblock_end_of_DRAM(void);
 void memblock_dump(void);
 

@@ -24,6 +24,9 @@
 #define VM_EXEC		0x00000004UL
 #define VM_SHARED	0x00000008UL
 #define VM_GROWSDOWN	0x00000100UL
+#define VM_DONTCOPY	0x00020000UL	/* MADV_DONTFORK: not copied by fork */
+#define VM_HUGEPAGE	0x20000000UL	/* MADV_HUGEPAGE */
+#define VM_NOHUGEPAGE	0x40000000UL	/* MADV_NOHUGEPAGE */
 #define VM_STACK	VM_GROWSDOWN
 
 /* Linux's mmap constants (x86-64). */
@@ -36,6 +39,16 @@
 #define MAP_FIXED	0x10
 #define MAP_ANONYMOUS	0x20
 #define MAP_FIXED_NOREPLACE 0x100000
+
+#define MADV_NORMAL	0
+#define MADV_RANDOM	1
+#define MADV_SEQUENTIAL	2
+#define MADV_WILLNEED	3
+#define MADV_DONTNEED	4
+#define MADV_DONTFORK	10
+#define MADV_DOFORK	11
+#define MADV_HUGEPAGE	14
+#define MADV_NOHUGEPAGE	15
 
 struct mm_struct;
 
@@ -78,6 +91,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	     unsigned long prot, unsigned long flags);
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
 unsigned long do_brk(struct mm_struct *mm, unsigned long brk);
+int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot);
+int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice);
 /* Add a VMA for [start, end) (exec, the stack). -EEXIST when it overlaps. */
 int insert_vma(struct mm_struct *mm, unsigned long start, unsigned long end,
 	       unsigned long vm_flags);

@@ -45,6 +45,10 @@
 #define kstrtoll	quire_kstrtoll
 #define kstrtobool	quire_kstrtobool
 
+/* include/quire/fs.h: types the C library also defines, differently */
+#define dev_t		quire_dev_t
+#define loff_t		quire_loff_t
+
 /* include/quire/kernel.h */
 #define vsnprintf	quire_vsnprintf
 #define snprintf	quire_snprintf

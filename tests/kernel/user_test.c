@@ -115,6 +115,14 @@ static void fork_cow_wait_kill(struct ktest *t)
 	KEXPECT_EQ(t, WEXITSTATUS(status), 0);
 }
 
+static void mprotect_and_madvise(struct ktest *t)
+{
+	int status = run_usertest("protect");
+
+	KEXPECT_TRUE(t, WIFEXITED(status));
+	KEXPECT_EQ(t, WEXITSTATUS(status), 0);
+}
+
 /* 1000 fork/exit/wait cycles inside one process; every page comes back. */
 static void no_pages_lost_over_1000_forks(struct ktest *t)
 {
@@ -165,4 +173,5 @@ KTEST_SUITE(user,
 	    KTEST_CASE(malformed_elf_is_enoexec),
 	    KTEST_CASE(no_pages_lost_over_1000_processes),
 	    KTEST_CASE(fork_cow_wait_kill),
+	    KTEST_CASE(mprotect_and_madvise),
 	    KTEST_CASE(no_pages_lost_over_1000_forks));

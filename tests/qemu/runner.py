@@ -9,10 +9,11 @@ Plan file: one job per line, '#' starts a comment, values may be quoted:
         Host unit-test binary (path relative to the repo root); prints KTAP
         on stdout and exits 0 iff everything passed.
     <name> qemu firmware=bios|uefi|direct topology=T [cmdline="..."]
-                [kernel=ELF] [timeout=S] [check=topology]
+                [kernel=ELF] [initrd=CPIO] [timeout=S] [check=topology]
         Boots the kernel with scripts/run-qemu.sh (env FIRMWARE, TOPOLOGY,
-        CMDLINE, TIMEOUT, and KERNEL when kernel= is given: another build of
-        the kernel, e.g. the clang one); the guest serial console is its stdout. Its exit
+        CMDLINE, TIMEOUT, INITRD (initrd=, else none), and KERNEL when
+        kernel= is given: another build of the kernel, e.g. the clang one);
+        the guest serial console is its stdout. Its exit
         status: 0 success, 1 test failures, 2 kernel panic, 3 no status
         reported (triple fault/reset), 4 qemu/tool error, 124 timeout.
         check=topology: after the boot, compare the kernel's "numa: node"
@@ -60,7 +61,7 @@ QEMU_GRACE = 30.0
 EXPECTS = ('panic', 'timeout', 'fail', 'fault')
 CHECKS = ('topology',)
 KEYS = {'host': {'timeout', 'expect'}, 'cmd': {'timeout', 'expect'},
-        'qemu': {'firmware', 'topology', 'cmdline', 'kernel', 'timeout', 'expect', 'check'}}
+        'qemu': {'firmware', 'topology', 'cmdline', 'kernel', 'initrd', 'timeout', 'expect', 'check'}}
 PANIC_MARK = 'Kernel panic - not syncing'
 TRACE_MARK = 'Call Trace:'
 MAX_DIAG = 40      # diagnostic lines kept per test case
@@ -643,6 +644,7 @@ def run_job(job, args):
                    CMDLINE=job.opts.get('cmdline', ''))
         if 'kernel' in job.opts:
             env['KERNEL'] = job.opts['kernel']
+        env['INITRD'] = job.opts.get('initrd', '')
         deadline = job.timeout + QEMU_GRACE
     elif job.kind == 'cmd':
         argv, deadline = ['/bin/sh', '-c', job.target], job.timeout

@@ -8,6 +8,7 @@
  *   exit-N       exit with status N
  *   fork         fork, copy-on-write, wait4, kill, a child's crash
  *   fork-many    1000 fork/exit/wait cycles
+ *   protect      mprotect and madvise, checked from forked children
  */
 #include "ulib.h"
 
@@ -191,6 +192,72 @@ static int fork_checks(void)
 	return failures;
 }
 
+#define SYS_mprotect 10
+#define SYS_madvise 28
+
+/* Run fn in a child; return its wait status. */
+static int in_child(void (*fn)(char *), char *arg)
+{
+	int status = -1;
+	long pid = syscall3(SYS_fork, 0, 0, 0);
+
+	if (pid == 0) {
+		fn(arg);
+		syscall3(SYS_exit, 0, 0, 0);
+	}
+	wait_(pid, &status, 0);
+	return status;
+}
+
+static void touch_write(char *p)
+{
+	p[0] = 1;
+}
+
+static void touch_read(char *p)
+{
+	syscall3(SYS_exit, *(volatile char *)p, 0, 0);
+}
+
+static int protect_checks(void)
+{
+	char *p = (char *)mmap_(0, 4 * 4096, 3, 0x22);
+
+	CHECK((long)p > 0);
+	if ((long)p <= 0)
+		return failures;
+	for (int i = 0; i < 4; i++)
+		p[i * 4096] = (char)(10 + i);
+	/* The middle pages read-only: writes kill, reads work, the ends stay writable. */
+	CHECK(syscall3(SYS_mprotect, p + 4096, 2 * 4096, 1) == 0);
+	CHECK((in_child(touch_write, p + 4096) & 0x7f) == 11);
+	CHECK(((in_child(touch_read, p + 2 * 4096) >> 8) & 0xff) == 12);
+	CHECK(in_child(touch_write, p) == 0 && in_child(touch_write, p + 3 * 4096) == 0);
+	/* PROT_NONE: even reads kill. Back to read-write: the data is still there. */
+	CHECK(syscall3(SYS_mprotect, p + 4096, 4096, 0) == 0);
+	CHECK((in_child(touch_read, p + 4096) & 0x7f) == 11);
+	CHECK(syscall3(SYS_mprotect, p, 4 * 4096, 3) == 0);
+	CHECK(p[4096] == 11);
+	p[4096] = 42;
+	/* Errors: unaligned, bad bits, and a range running into a hole. */
+	CHECK(syscall3(SYS_mprotect, p + 1, 4096, 1) == -EINVAL);
+	CHECK(syscall3(SYS_mprotect, p, 4096, 0x100) == -EINVAL);
+	CHECK(syscall3(SYS_munmap, p + 3 * 4096, 4096, 0) == 0);
+	CHECK(syscall3(SYS_mprotect, p, 4 * 4096, 1) == -ENOMEM);
+	/* madvise: DONTNEED drops the contents (zero on next touch). */
+	CHECK(syscall3(SYS_madvise, p + 4096, 4096, 4) == 0);
+	CHECK(p[4096] == 0 && p[0] == 10);
+	CHECK(syscall3(SYS_madvise, p, 4096, 12345) == -EINVAL);
+	CHECK(syscall3(SYS_madvise, p + 3 * 4096, 4096, 4) == -ENOMEM);
+	CHECK(syscall3(SYS_madvise, p + 1, 4096, 4) == -EINVAL);
+	CHECK(syscall3(SYS_madvise, p, 4096, 14) == 0);	/* MADV_HUGEPAGE: accepted */
+	/* DONTFORK: the child has a hole there. */
+	CHECK(syscall3(SYS_madvise, p + 2 * 4096, 4096, 10) == 0);
+	CHECK((in_child(touch_read, p + 2 * 4096) & 0x7f) == 11);
+	CHECK(p[2 * 4096] == 12);				/* the parent keeps it */
+	return failures;
+}
+
 static int fork_many(void)
 {
 	for (int i = 0; i < 1000; i++) {
@@ -215,6 +282,8 @@ int main(int argc, char **argv)
 		return fork_checks();
 	if (ustreq(mode, "fork-many"))
 		return fork_many();
+	if (ustreq(mode, "protect"))
+		return protect_checks();
 	if (ustreq(mode, "write-text")) {
 		*(volatile char *)(u64)main = 0;
 		return 100;

@@ -57,7 +57,7 @@ struct stat {
 	u64 st_mtime_nsec;
 	u64 st_ctime;
 	u64 st_ctime_nsec;
-	s64 __unused[3];
+	s64 __reserved[3];
 };
 
 _Static_assert(sizeof(struct stat) == 144, "struct stat is 144 bytes on x86-64");

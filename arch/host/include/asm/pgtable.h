@@ -16,6 +16,8 @@ typedef u64 pte_t;
 #define _PAGE_USER	(1UL << 2)
 #define _PAGE_ACCESSED	(1UL << 5)
 #define _PAGE_DIRTY	(1UL << 6)
+/* Software bit (the global bit, unused in user PTEs): a page kept under PROT_NONE, not present. */
+#define _PAGE_PROTNONE	(1UL << 8)
 #define _PAGE_NX	(1UL << 63)
 #define PTE_PFN_MASK	0x000ffffffffff000UL
 #define USER_TOP	0x00007ffffffff000UL
@@ -23,6 +25,7 @@ typedef u64 pte_t;
 
 static inline bool pte_present(pte_t pte) { return pte & _PAGE_PRESENT; }
 static inline bool pte_write(pte_t pte) { return pte & _PAGE_RW; }
+static inline bool pte_has_page(pte_t pte) { return pte & (_PAGE_PRESENT | _PAGE_PROTNONE); }
 static inline unsigned long pte_pfn(pte_t pte) { return (pte & PTE_PFN_MASK) >> PAGE_SHIFT; }
 
 static inline pte_t pfn_pte(unsigned long pfn, bool write, bool exec)

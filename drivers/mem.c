@@ -1,0 +1,46 @@
+/*
+ * /dev/null (1:3) and /dev/zero (1:5), as Linux's drivers/char/mem.c:
+ * null reads as end of file and swallows writes; zero reads as zeroes and
+ * swallows writes. Seeking either always lands at 0.
+ */
+#include <quire/fs.h>
+#include <quire/string.h>
+
+static ssize_t null_read(struct file *f, void *buf, size_t count, loff_t *pos)
+{
+	return 0;
+}
+
+static ssize_t null_write(struct file *f, const void *buf, size_t count, loff_t *pos)
+{
+	return (ssize_t)count;
+}
+
+static ssize_t zero_read(struct file *f, void *buf, size_t count, loff_t *pos)
+{
+	memset(buf, 0, count);
+	return (ssize_t)count;
+}
+
+static loff_t null_lseek(struct file *f, loff_t offset, int whence)
+{
+	return f->f_pos = 0;
+}
+
+static const struct file_operations null_fops = {
+	.read = null_read,
+	.write = null_write,
+	.llseek = null_lseek,
+};
+
+static const struct file_operations zero_fops = {
+	.read = zero_read,
+	.write = null_write,
+	.llseek = null_lseek,
+};
+
+void mem_devices_init(void)
+{
+	register_chrdev_region(1, 3, 1, "null", &null_fops);
+	register_chrdev_region(1, 5, 1, "zero", &zero_fops);
+}

@@ -1,0 +1,164 @@
+/*
+ * The page cache: each regular file's data lives in order-0 folios kept in
+ * its address_space's radix tree by page index (docs/vfs.md).
+ *
+ * The tree holds one reference on each folio; folio->mapping and
+ * folio->index say where it belongs. Lookups (filemap_get_folio) take only
+ * i_pages_lock, so the fault path may call them under a page-table lock;
+ * insertions and removals also hold the file's i_mutex. A hole has no folio:
+ * reads of it see zeroes and writes fill it. Removal (truncate, eviction)
+ * clears folio->mapping and drops the tree's reference, so a folio still
+ * mapped somewhere outlives its file but is known to be truncated.
+ */
+#include <quire/pagemap.h>
+#include <quire/mm.h>
+#include <quire/string.h>
+#include <quire/errno.h>
+#include <quire/printk.h>
+
+void address_space_init(struct address_space *mapping, struct inode *host)
+{
+	mapping->host = host;
+	spin_lock_init(&mapping->i_pages_lock);
+	INIT_RADIX_TREE(&mapping->i_pages);
+	mapping->nrpages = 0;
+}
+
+struct folio *filemap_get_folio(struct address_space *mapping, unsigned long index)
+{
+	struct folio *folio;
+
+	spin_lock(&mapping->i_pages_lock);
+	folio = radix_tree_lookup(&mapping->i_pages, index);
+	if (folio)
+		folio_get(folio);
+	spin_unlock(&mapping->i_pages_lock);
+	return folio;
+}
+
+int filemap_add_folio(struct address_space *mapping, struct folio *folio, unsigned long index)
+{
+	int err;
+
+	folio->mapping = mapping;
+	folio->index = index;
+	folio_get(folio);			/* the cache's reference */
+	spin_lock(&mapping->i_pages_lock);
+	err = radix_tree_insert(&mapping->i_pages, index, folio, GFP_KERNEL | __GFP_NOWARN);
+	if (!err)
+		mapping->nrpages++;
+	spin_unlock(&mapping->i_pages_lock);
+	if (err) {
+		folio->mapping = NULL;
+		folio_put(folio);
+		return err;
+	}
+	mapping->host->i_blocks += PAGE_SIZE / 512;
+	return 0;
+}
+
+struct folio *filemap_grab_folio(struct address_space *mapping, unsigned long index)
+{
+	struct folio *folio = filemap_get_folio(mapping, index);
+
+	if (folio)
+		return folio;
+	folio = folio_alloc(GFP_PAGECACHE | __GFP_ZERO | __GFP_NOWARN, 0, NUMA_NO_NODE);
+	if (!folio)
+		return NULL;
+	/* ramfs has no backing store: its folios are valid and always dirty. */
+	set_page_flag((struct page *)folio, PG_uptodate);
+	set_page_flag((struct page *)folio, PG_dirty);
+	if (filemap_add_folio(mapping, folio, index)) {
+		folio_put(folio);
+		return NULL;
+	}
+	return folio;
+}
+
+/* Remove the first folio at or after *index; NULL when none is left. */
+static struct folio *remove_next(struct address_space *mapping, unsigned long *index)
+{
+	struct folio *folio;
+
+	spin_lock(&mapping->i_pages_lock);
+	folio = radix_tree_next(&mapping->i_pages, index);
+	if (folio) {
+		radix_tree_delete(&mapping->i_pages, *index);
+		mapping->nrpages--;
+		folio->mapping = NULL;
+	}
+	spin_unlock(&mapping->i_pages_lock);
+	return folio;
+}
+
+void truncate_inode_pages(struct address_space *mapping, loff_t start)
+{
+	unsigned long index = (unsigned long)((start + PAGE_SIZE - 1) >> PAGE_SHIFT);
+	unsigned long partial = (unsigned long)start & (PAGE_SIZE - 1);
+	struct folio *folio;
+
+	/* The page the new end falls in stays, with the bytes past the end zeroed. */
+	if (partial) {
+		folio = filemap_get_folio(mapping, (unsigned long)(start >> PAGE_SHIFT));
+		if (folio) {
+			memset((char *)folio_address(folio) + partial, 0, PAGE_SIZE - partial);
+			folio_put(folio);
+		}
+	}
+	while ((folio = remove_next(mapping, &index))) {
+		mapping->host->i_blocks -= PAGE_SIZE / 512;
+		folio_put(folio);
+		if (index == ~0UL)
+			break;
+		index++;
+	}
+}
+
+ssize_t filemap_read(struct inode *inode, void *buf, size_t count, loff_t pos)
+{
+	size_t done = 0;
+
+	if (pos >= inode->i_size)
+		return 0;
+	if (count > (u64)(inode->i_size - pos))
+		count = (size_t)(inode->i_size - pos);
+	while (done < count) {
+		unsigned long off = (unsigned long)pos & (PAGE_SIZE - 1);
+		size_t n = min((size_t)(PAGE_SIZE - off), count - done);
+		struct folio *folio = filemap_get_folio(inode->i_mapping,
+							(unsigned long)(pos >> PAGE_SHIFT));
+
+		if (folio) {
+			memcpy((char *)buf + done, (char *)folio_address(folio) + off, n);
+			folio_put(folio);
+		} else {
+			memset((char *)buf + done, 0, n);	/* a hole */
+		}
+		done += n;
+		pos += (loff_t)n;
+	}
+	return (ssize_t)done;
+}
+
+ssize_t filemap_write(struct inode *inode, const void *buf, size_t count, loff_t pos)
+{
+	size_t done = 0;
+
+	while (done < count) {
+		unsigned long off = (unsigned long)pos & (PAGE_SIZE - 1);
+		size_t n = min((size_t)(PAGE_SIZE - off), count - done);
+		struct folio *folio = filemap_grab_folio(inode->i_mapping,
+							 (unsigned long)(pos >> PAGE_SHIFT));
+
+		if (!folio)
+			break;
+		memcpy((char *)folio_address(folio) + off, (const char *)buf + done, n);
+		folio_put(folio);
+		done += n;
+		pos += (loff_t)n;
+		if (pos > inode->i_size)
+			inode->i_size = pos;
+	}
+	return done ? (ssize_t)done : -ENOMEM;
+}

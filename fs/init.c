@@ -1,0 +1,19 @@
+/* Boot: the root file system and the drivers behind its device nodes. */
+#define pr_fmt(fmt) "vfs: " fmt
+#include <quire/fs.h>
+#include <quire/panic.h>
+#include <quire/printk.h>
+
+void vfs_init(void)
+{
+	int err;
+
+	if (vfs_root)
+		return;
+	err = init_rootfs();
+	if (err)
+		panic("vfs: cannot create the root file system (error %d)", err);
+	mem_devices_init();
+	tty_init();
+	pr_info("root file system: ramfs, with /dev/console, /dev/null, /dev/zero, /tmp\n");
+}

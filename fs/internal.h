@@ -1,0 +1,25 @@
+/* Interfaces between the files of fs/ that nothing else should call. */
+#ifndef FS_INTERNAL_H
+#define FS_INTERNAL_H
+
+#include <quire/fs.h>
+
+/*
+ * The namespace lock (namei.c): held across every path walk and every
+ * change to a directory (create, unlink, rmdir, symlink) and while a
+ * directory is listed. Taken before any inode's i_mutex, never after.
+ */
+extern struct mutex vfs_ns_mutex;
+
+/* namei.c: open's walk. *created tells whether it made a new regular file. */
+int open_namei(struct inode *cwd, const char *path, int flags, umode_t mode,
+	       struct inode **out, bool *created);
+
+/* ramfs.c */
+extern const struct inode_operations ramfs_dir_inode_operations;
+extern const struct file_operations ramfs_dir_operations;
+
+/* open.c: the checks open makes on the inode it found, before the file exists. */
+int may_open(struct inode *inode, int flags);
+
+#endif

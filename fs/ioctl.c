@@ -1,0 +1,55 @@
+/*
+ * ioctl: the generic commands the VFS answers itself (FIONREAD on a
+ * regular file), then the file's own ioctl, else ENOTTY as Linux answers a
+ * command nobody knows. Drivers receive a kernel pointer for commands that
+ * take a structure; ioctl_arg_size tells the syscall layer how much to copy
+ * in or out around the call.
+ */
+#include <quire/fs.h>
+#include <quire/errno.h>
+#include <quire/uapi/termios.h>
+
+long vfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	struct inode *inode = file_inode(f);
+
+	if (cmd == FIONREAD && S_ISREG(inode->i_mode)) {
+		loff_t left = READ_ONCE(inode->i_size) - READ_ONCE(f->f_pos);
+
+		*(int *)arg = left < 0 ? 0 : left > 0x7fffffff ? 0x7fffffff : (int)left;
+		return 0;
+	}
+	if (!f->f_op || !f->f_op->ioctl)
+		return -ENOTTY;
+	return f->f_op->ioctl(f, cmd, arg);
+}
+
+size_t ioctl_arg_size(unsigned int cmd, bool *in, bool *out)
+{
+	*in = *out = false;
+	switch (cmd) {
+	case TCGETS:
+		*out = true;
+		return sizeof(struct termios);
+	case TCSETS:
+	case TCSETSW:
+	case TCSETSF:
+		*in = true;
+		return sizeof(struct termios);
+	case TIOCGWINSZ:
+		*out = true;
+		return sizeof(struct winsize);
+	case TIOCSWINSZ:
+		*in = true;
+		return sizeof(struct winsize);
+	case FIONREAD:
+	case TIOCGPGRP:
+		*out = true;
+		return sizeof(int);
+	case TIOCSPGRP:
+		*in = true;
+		return sizeof(int);
+	default:
+		return 0;
+	}
+}

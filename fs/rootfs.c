@@ -1,0 +1,44 @@
+/*
+ * The root file system: a ramfs with the directories and device nodes a
+ * program expects before anything is unpacked into it, as Linux's
+ * devtmpfs would give: /dev/console (5:1), /dev/null (1:3), /dev/zero
+ * (1:5), and /tmp. The nodes exist whether or not a driver has registered
+ * their numbers (opening one without a driver is ENXIO).
+ */
+#define pr_fmt(fmt) "vfs: " fmt
+#include <quire/fs.h>
+#include <quire/errno.h>
+#include <quire/printk.h>
+
+static const struct {
+	const char *path;
+	umode_t mode;
+	unsigned int major, minor;
+} nodes[] = {
+	{ "/dev", S_IFDIR | 0755, 0, 0 },
+	{ "/dev/console", S_IFCHR | 0600, 5, 1 },
+	{ "/dev/null", S_IFCHR | 0666, 1, 3 },
+	{ "/dev/zero", S_IFCHR | 0666, 1, 5 },
+	{ "/tmp", S_IFDIR | 01777, 0, 0 },
+};
+
+int init_rootfs(void)
+{
+	if (vfs_root)
+		return 0;
+	vfs_root = ramfs_get_root();
+	if (!vfs_root)
+		return -ENOMEM;
+	for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
+		int err = S_ISDIR(nodes[i].mode)
+			? vfs_mkdir(NULL, nodes[i].path, nodes[i].mode)
+			: vfs_mknod(NULL, nodes[i].path, nodes[i].mode,
+				    MKDEV(nodes[i].major, nodes[i].minor));
+
+		if (err) {
+			pr_err("cannot create %s: error %d\n", nodes[i].path, err);
+			return err;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,264 @@
+/*
+ * The VFS: inodes, open files and path names, with Linux's vocabulary and
+ * errno values (docs/vfs.md). One file system exists today, ramfs, mounted
+ * at the root; devices are ramfs inodes of type S_IFCHR whose operations
+ * come from the character-device table (fs/char_dev.c).
+ *
+ * Buffers passed to the calls below are kernel memory. The syscall layer
+ * copies user memory in and out around them (docs/vfs.md, "For the syscall
+ * layer").
+ *
+ * Reference counts: an inode lives while it has references (i_count: open
+ * files, lookups in progress, a cwd) or links (i_nlink: directory entries).
+ * A struct file is shared by reference (get_file/fput), so an fd table can
+ * share one across dup and fork; the last fput releases it.
+ */
+#ifndef QUIRE_FS_H
+#define QUIRE_FS_H
+
+#include <quire/types.h>
+#include <quire/list.h>
+#include <quire/atomic.h>
+#include <quire/spinlock.h>
+#include <quire/mutex.h>
+#include <quire/radix-tree.h>
+#include <quire/uapi/stat.h>
+#include <quire/uapi/fcntl.h>
+#include <quire/uapi/dirent.h>
+
+typedef long long loff_t;
+typedef long ssize_t;
+typedef u32 umode_t;
+typedef u32 dev_t;		/* the kernel's form: major << 20 | minor */
+
+#define MINORBITS	20
+#define MINORMASK	((1U << MINORBITS) - 1)
+#define MAJOR(dev)	((unsigned int)((dev) >> MINORBITS))
+#define MINOR(dev)	((unsigned int)((dev) & MINORMASK))
+#define MKDEV(ma, mi)	(((dev_t)(ma) << MINORBITS) | (dev_t)(mi))
+
+/* The largest file size and offset (Linux's MAX_LFS_FILESIZE on 64-bit). */
+#define MAX_LFS_FILESIZE	((loff_t)0x7fffffffffffffffLL)
+
+struct inode;
+struct file;
+struct folio;
+struct vm_area_struct;
+
+struct timespec64 {
+	s64 tv_sec;
+	long tv_nsec;
+};
+
+/*
+ * A file's page cache: page index -> folio (order 0 today), in a radix
+ * tree. The tree holds one reference on each folio; folio->mapping points
+ * back here and folio->index is the page index. i_pages_lock protects the
+ * tree (lookups included); changes also hold the inode's i_mutex.
+ */
+struct address_space {
+	struct inode *host;
+	spinlock_t i_pages_lock;
+	struct radix_tree_root i_pages;
+	unsigned long nrpages;
+};
+
+struct inode_operations {
+	/* Directories. name is not NUL-terminated; len is 1..NAME_MAX. */
+	int (*lookup)(struct inode *dir, const char *name, size_t len, struct inode **out);
+	int (*create)(struct inode *dir, const char *name, size_t len, umode_t mode,
+		      dev_t rdev, struct inode **out);
+	int (*symlink)(struct inode *dir, const char *name, size_t len, const char *target);
+	int (*unlink)(struct inode *dir, const char *name, size_t len);
+	int (*rmdir)(struct inode *dir, const char *name, size_t len);
+	/* Symlinks: the target, valid while the inode is referenced. */
+	const char *(*get_link)(struct inode *inode);
+	/* Regular files: change the size (truncate or extend), i_mutex held. */
+	int (*setsize)(struct inode *inode, loff_t size);
+	/* The inode has no references and no links left: free what it owns. */
+	void (*evict)(struct inode *inode);
+};
+
+struct inode {
+	umode_t i_mode;
+	unsigned int i_nlink;		/* under i_lock; directories: 2 + subdirectories */
+	unsigned long i_ino;
+	u32 i_uid, i_gid;
+	dev_t i_rdev;			/* device inodes */
+	loff_t i_size;			/* under i_mutex */
+	u64 i_blocks;			/* 512-byte blocks allocated */
+	struct timespec64 i_atime, i_mtime, i_ctime;
+	spinlock_t i_lock;		/* i_count and i_nlink */
+	int i_count;
+	struct mutex i_mutex;		/* Linux's i_rwsem: data, size, times */
+	const struct inode_operations *i_op;
+	const struct file_operations *i_fop;
+	struct address_space i_data;	/* regular files: the page cache */
+	struct address_space *i_mapping;
+	struct inode *i_parent;		/* directories: the parent (root: itself); kept when removed */
+	void *i_private;		/* the file system's */
+};
+
+/* Passed to a directory's iterate: emit returns false when the buffer is full. */
+struct dir_context {
+	bool (*actor)(struct dir_context *ctx, const char *name, size_t len,
+		      loff_t next_pos, u64 ino, unsigned int d_type);
+	loff_t pos;
+};
+
+struct file_operations {
+	ssize_t (*read)(struct file *file, void *buf, size_t count, loff_t *pos);
+	ssize_t (*write)(struct file *file, const void *buf, size_t count, loff_t *pos);
+	loff_t (*llseek)(struct file *file, loff_t offset, int whence);
+	/* Directories: emit entries from ctx->pos on (Linux's iterate_shared). */
+	int (*iterate)(struct file *file, struct dir_context *ctx);
+	/* arg is a kernel pointer for the ioctls with a struct argument (fs/ioctl.c). */
+	long (*ioctl)(struct file *file, unsigned int cmd, unsigned long arg);
+	/* File-backed mmap: NULL until the processes work wires it up. */
+	int (*mmap)(struct file *file, struct vm_area_struct *vma);
+	int (*open)(struct inode *inode, struct file *file);
+	int (*release)(struct inode *inode, struct file *file);
+};
+
+/* f_mode */
+#define FMODE_READ	0x1u
+#define FMODE_WRITE	0x2u
+
+struct file {
+	atomic_t f_count;
+	struct inode *f_inode;		/* holds a reference */
+	const struct file_operations *f_op;
+	struct address_space *f_mapping;
+	unsigned int f_flags;		/* O_* given to open, less O_CREAT/O_EXCL/O_TRUNC */
+	unsigned int f_mode;		/* FMODE_READ | FMODE_WRITE */
+	struct mutex f_pos_lock;
+	loff_t f_pos;
+	void *private_data;
+};
+
+static inline struct inode *file_inode(const struct file *f)
+{
+	return f->f_inode;
+}
+
+/* ---- boot ---- */
+
+/*
+ * Boot (fs/init.c): make the root (ramfs) with /dev (console, null, zero)
+ * and /tmp, and register the drivers behind those nodes. Idempotent.
+ */
+void vfs_init(void);
+/* The tree part of vfs_init, without drivers (fs/rootfs.c; host tests use it). */
+int init_rootfs(void);
+/* The root directory (a reference is not taken). */
+extern struct inode *vfs_root;
+/* Drivers of the /dev nodes (drivers/mem.c, drivers/tty.c), registered by vfs_init. */
+void mem_devices_init(void);
+void tty_init(void);
+/* Drop the console's pending input and line being edited (tests). */
+void tty_flush_input(void);
+
+/* ---- inodes (fs/inode.c) ---- */
+
+struct inode *new_inode(umode_t mode);
+struct inode *igrab(struct inode *inode);
+void iput(struct inode *inode);
+void inc_nlink(struct inode *inode);
+void drop_nlink(struct inode *inode);
+void clear_nlink(struct inode *inode);
+struct timespec64 current_time(void);
+/* Fill st from the inode (what fstat reports). */
+void vfs_getattr(struct inode *inode, struct stat *st);
+/* Linux's new_encode_dev: dev_t as stat's st_dev/st_rdev carry it. */
+u64 new_encode_dev(dev_t dev);
+/* Permission check with root's rights (no users yet): MAY_EXEC needs an x bit. */
+#define MAY_EXEC	0x1
+#define MAY_WRITE	0x2
+#define MAY_READ	0x4
+int inode_permission(struct inode *inode, int mask);
+/* Inodes alive now, for leak checks in tests. */
+extern long nr_inodes;
+
+/* ---- names (fs/namei.c) ---- */
+
+/*
+ * Resolve path relative to cwd (NULL: the root) and return a referenced
+ * inode in *out. Symlinks are followed, the last one too unless
+ * AT_SYMLINK_NOFOLLOW is in flags. Errors: ENOENT, ENOTDIR, ENAMETOOLONG,
+ * ELOOP.
+ */
+int vfs_lookup_at(struct inode *cwd, const char *path, int flags, struct inode **out);
+static inline int vfs_lookup(struct inode *cwd, const char *path, struct inode **out)
+{
+	return vfs_lookup_at(cwd, path, 0, out);
+}
+int vfs_mkdir(struct inode *cwd, const char *path, umode_t mode);
+int vfs_mknod(struct inode *cwd, const char *path, umode_t mode, dev_t rdev);
+int vfs_symlink(struct inode *cwd, const char *target, const char *path);
+int vfs_unlink(struct inode *cwd, const char *path);
+int vfs_rmdir(struct inode *cwd, const char *path);
+/* readlink: copy the target (not NUL-terminated); its length or -errno. */
+ssize_t vfs_readlink(struct inode *cwd, const char *path, char *buf, size_t size);
+int vfs_stat(struct inode *cwd, const char *path, int flags, struct stat *st);
+
+/* ---- open files (fs/open.c, fs/read_write.c, fs/readdir.c, fs/ioctl.c) ---- */
+
+/*
+ * Open path (relative to cwd, NULL: the root) with O_* flags; mode is used
+ * with O_CREAT (the caller applies the umask). On success *out holds a file
+ * with one reference.
+ */
+int vfs_open(struct inode *cwd, const char *path, int flags, umode_t mode, struct file **out);
+/* Open an inode the caller already holds (a reference is added for the file). */
+int vfs_open_inode(struct inode *inode, int flags, struct file **out);
+struct file *get_file(struct file *f);
+void fput(struct file *f);
+int vfs_truncate(struct inode *inode, loff_t size);
+int vfs_ftruncate(struct file *f, loff_t size);
+int vfs_fstat(struct file *f, struct stat *st);
+
+/*
+ * Read or write at *pos, or at (and advancing) f->f_pos under f_pos_lock
+ * when pos is NULL. Returns the bytes moved or -errno (EBADF when the file
+ * was not opened for it, EISDIR for a directory, EINVAL for a negative
+ * position, EFBIG past the largest size).
+ */
+ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos);
+ssize_t vfs_write(struct file *f, const void *buf, size_t count, loff_t *pos);
+loff_t vfs_llseek(struct file *f, loff_t offset, int whence);
+/* Fill buf with struct linux_dirent64 records from f_pos on: bytes, 0 at the end, or -errno. */
+ssize_t vfs_getdents64(struct file *f, void *buf, size_t count);
+long vfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg);
+/*
+ * The size of the structure an ioctl's argument points to, for the syscall
+ * layer to copy: > 0 bytes, with *in and *out telling the direction; 0 when arg
+ * is a plain value (or the command is unknown: the driver says ENOTTY).
+ */
+size_t ioctl_arg_size(unsigned int cmd, bool *in, bool *out);
+
+/* Generic helpers for file systems. */
+loff_t generic_file_llseek(struct file *f, loff_t offset, int whence);
+loff_t noop_llseek(struct file *f, loff_t offset, int whence);
+loff_t no_llseek(struct file *f, loff_t offset, int whence);
+
+/*
+ * Read a whole file into a kmalloc'd buffer (exec's loader): *buf and
+ * *size on success; the caller kfrees *buf. Fails with the open errors,
+ * EACCES (not a regular file), EFBIG (over max_size bytes), ENOMEM.
+ */
+int kernel_read_file(struct inode *cwd, const char *path, size_t max_size,
+		     void **buf, size_t *size);
+
+/* ---- character devices (fs/char_dev.c) ---- */
+
+/* Register the operations of device numbers [MKDEV(major, minor), + count). */
+int register_chrdev_region(unsigned int major, unsigned int minor, unsigned int count,
+			   const char *name, const struct file_operations *fops);
+void unregister_chrdev_region(unsigned int major, unsigned int minor, unsigned int count);
+extern const struct file_operations def_chr_fops;
+
+/* ---- ramfs (fs/ramfs.c) ---- */
+
+struct inode *ramfs_get_root(void);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * init, pid 1. Runs /bin/sh, or the program given as arguments (the kernel
+ * passes what follows init= on its command line: "init /prog arg..."),
+ * with the console as stdin, stdout and stderr. Reaps every child that
+ * ends meanwhile (orphans come to pid 1). When the program ends, init
+ * powers the machine off with reboot(LINUX_REBOOT_CMD_POWER_OFF), passing
+ * the program's exit status (128 + signal if it was killed) as reboot's
+ * fourth argument: Linux ignores it for POWER_OFF, Quire makes it the
+ * guest's exit status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/reboot.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+/* reboot(2)'s magic numbers (linux/reboot.h, which musl-gcc does not ship). */
+#define LINUX_REBOOT_MAGIC1	0xfee1deadUL
+#define LINUX_REBOOT_MAGIC2	672274793UL
+
+static void console_fds(void)
+{
+	int fd;
+
+	if (fcntl(0, F_GETFD) >= 0)
+		return;		/* the kernel opened them already */
+	fd = open("/dev/console", O_RDWR);
+	if (fd < 0)
+		return;
+	dup2(fd, 0);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	if (fd > 2)
+		close(fd);
+}
+
+static void power_off(int status)
+{
+	sync();
+	syscall(SYS_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2,
+		RB_POWER_OFF, (long)status);
+	fprintf(stderr, "init: reboot failed: %s\n", strerror(errno));
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	static char *shell[] = { "/bin/sh", NULL };
+	char **cmd = argc > 1 ? argv + 1 : shell;
+	int status = 0;
+	pid_t child, pid;
+
+	console_fds();
+	setenv("PATH", "/bin:/tests", 0);
+	setenv("HOME", "/", 0);
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "init: fork: %s\n", strerror(errno));
+		power_off(1);
+	}
+	if (child == 0) {
+		execv(cmd[0], cmd);
+		fprintf(stderr, "init: cannot run %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	/* Wait for the program, reaping whatever else ends on the way. */
+	while ((pid = waitpid(-1, &status, 0)) != child) {
+		if (pid < 0 && errno != EINTR) {
+			fprintf(stderr, "init: waitpid: %s\n", strerror(errno));
+			power_off(1);
+		}
+	}
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "init: %s killed by signal %d (%s)\n", cmd[0],
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+		power_off(128 + WTERMSIG(status));
+	}
+	power_off(WEXITSTATUS(status));
+}
