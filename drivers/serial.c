@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) "serial: " fmt
 #include <quire/serial.h>
+#include <quire/time.h>
 #include <quire/console.h>
 #include <quire/printk.h>
 #include <quire/panic.h>
@@ -83,7 +84,11 @@ void serial_init(void)
 	outb(COM1 + UART_DATA, 1);	/* 115200 baud */
 	outb(COM1 + UART_IER, 0);
 	outb(COM1 + UART_LCR, 0x03);	/* 8 bits, no parity, one stop bit */
-	outb(COM1 + UART_FCR, 0xc7);	/* FIFOs on and cleared, interrupt at 14 bytes */
+	/*
+	 * FIFOs stay off until serial_init_irq: switching them on clears the
+	 * receive side, and input typed (or piped) before boot would be lost.
+	 */
+	outb(COM1 + UART_FCR, 0x00);
 	outb(COM1 + UART_MCR, mcr);	/* DTR, RTS */
 	present = true;
 }
@@ -230,7 +235,19 @@ int serial_init_irq(void)
 	mcr |= MCR_OUT2;
 	outb(COM1 + UART_MCR, mcr);
 	outb(COM1 + UART_IER, IER_RDI);
-	/* Whatever was typed before now is taken here; the interrupt covers what follows. */
+	/*
+	 * Input that arrived before now sits in the one-byte receive register,
+	 * refilled from the host as it is read: take it until the line has
+	 * been quiet for 2 ms, then switch the FIFOs on (which clears them)
+	 * and let the interrupt cover what follows.
+	 */
+	for (u64 quiet = ktime_get_ns(); ktime_get_ns() - quiet < 2 * NSEC_PER_MSEC;) {
+		if (inb(COM1 + UART_LSR) & 0x01) {
+			rx_put_locked((char)inb(COM1 + UART_DATA));
+			quiet = ktime_get_ns();
+		}
+	}
+	outb(COM1 + UART_FCR, 0xc7);	/* FIFOs on, interrupt at 14 bytes */
 	drain_uart_locked();
 	__atomic_store_n(&irq_vector, vector, __ATOMIC_RELEASE);
 	spin_unlock_irqrestore(&rx_lock, flags);

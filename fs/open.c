@@ -36,9 +36,16 @@ int may_open(struct inode *inode, int flags)
 			return -EISDIR;
 		break;
 	case S_IFBLK:
-	case S_IFIFO:
 	case S_IFSOCK:
-		return -ENXIO;		/* no block devices, pipes or sockets yet */
+		return -ENXIO;		/* Linux's answer with no driver / for a socket */
+	case S_IFIFO: {
+		static bool warned;
+
+		/* Linux would open a pipe here: not implemented yet. */
+		if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+			pr_warn("open of a FIFO: pipes are not implemented yet (ENOSYS)\n");
+		return -ENOSYS;
+	}
 	default:
 		break;
 	}

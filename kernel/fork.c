@@ -7,7 +7,9 @@
  */
 #define pr_fmt(fmt) "fork: " fmt
 #include <quire/process.h>
+#include <quire/syscalls.h>
 #include <quire/mmap.h>
+#include <quire/fdtable.h>
 #include <quire/wait.h>
 #include <quire/uaccess.h>
 #include <quire/printk.h>
@@ -57,6 +59,12 @@ long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	child = kthread_create(NULL, NULL, parent->comm);
 	if (!child) {
 		mmput(mm);
+		return -ENOMEM;
+	}
+	child->files = parent->files ? files_dup(parent->files) : NULL;
+	if (parent->files && !child->files) {
+		mmput(mm);
+		kthread_free_unstarted(child);
 		return -ENOMEM;
 	}
 	child->mm = mm;

@@ -11,6 +11,8 @@
 #include <quire/power.h>
 #include <quire/printk.h>
 #include <quire/time.h>
+#include <quire/process.h>
+#include <quire/fs.h>
 #include <quire/numa.h>
 #include <quire/mm.h>
 #include <quire/slab.h>
@@ -65,6 +67,71 @@ static void report_boot_info(void)
 
 extern bool memstat_at_boot;
 
+static char init_cmd[256] = "/bin/init";
+CMDLINE_STRING("init", init_cmd,
+	       "the first program and its arguments, e.g. init=\"/bin/sh -x\" (default /bin/init)");
+
+/* Split "prog arg1 arg2" at spaces into argv (in place). */
+static int split_args(char *s, const char *argv[], int max)
+{
+	int n = 0;
+
+	while (*s && n < max - 1) {
+		while (*s == ' ')
+			*s++ = '\0';
+		if (!*s)
+			break;
+		argv[n++] = s;
+		while (*s && *s != ' ')
+			s++;
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+/*
+ * Start the first process from the initrd and wait for it. When it ends
+ * (an init that powers off never does), the machine powers off with its
+ * exit status: 0 is success; a program killed by a signal is a failure.
+ */
+static __noreturn void run_init(void)
+{
+	const char *argv[16];
+	const char *envp[] = { "HOME=/", "PATH=/bin:/tests", "TERM=linux", NULL };
+	void *image;
+	size_t size;
+	struct task *t;
+	int err, status;
+
+	if (!split_args(init_cmd, argv, ARRAY_SIZE(argv))) {
+		pr_err("init: empty init= command line\n");
+		machine_power_off(QUIRE_EXIT_FAILURE);
+	}
+	err = kernel_read_file(NULL, argv[0], 64UL << 20, &image, &size);
+	if (err) {
+		pr_err("init: cannot read %s (error %d); was the initrd loaded? (make run does it)\n",
+		       argv[0], err);
+		machine_power_off(QUIRE_EXIT_FAILURE);
+	}
+	t = process_spawn("init", image, size, argv, envp);
+	kfree(image);
+	if (!t) {
+		pr_err("init: out of memory starting %s\n", argv[0]);
+		machine_power_off(QUIRE_EXIT_FAILURE);
+	}
+	status = kthread_join(t);
+	if (status < 0) {
+		pr_err("init: %s could not be started (error %d)\n", argv[0], status);
+		machine_power_off(QUIRE_EXIT_FAILURE);
+	}
+	if (WIFSIGNALED(status)) {
+		pr_err("init: %s was killed by signal %d\n", argv[0], WTERMSIG(status));
+		machine_power_off(QUIRE_EXIT_FAILURE);
+	}
+	pr_info("init: %s exited with status %d; powering off\n", argv[0], WEXITSTATUS(status));
+	machine_power_off((enum quire_exit_status)WEXITSTATUS(status));
+}
+
 void start_kernel(void)
 {
 	report_boot_info();
@@ -88,6 +155,5 @@ void start_kernel(void)
 
 		machine_power_off(failed ? QUIRE_EXIT_FAILURE : QUIRE_EXIT_SUCCESS);
 	}
-	pr_info("Quire is up; nothing more to run yet (processes come later). Powering off.\n");
-	machine_power_off(QUIRE_EXIT_SUCCESS);
+	run_init();
 }

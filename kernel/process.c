@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) "process: " fmt
 #include <quire/process.h>
 #include <quire/mmap.h>
+#include <quire/fdtable.h>
 #include <quire/slab.h>
 #include <quire/string.h>
 #include <quire/printk.h>
@@ -61,8 +62,18 @@ static void free_spawn_args(struct spawn_args *a)
 static int spawn_thread(void *arg)
 {
 	struct spawn_args *a = arg;
-	int err = exec_image(a->image, a->size, (const char *const *)a->argv,
-			     (const char *const *)a->envp);
+	int err;
+
+	/* Descriptors 0, 1 and 2 on the console, as a login would have it. */
+	current->files = files_alloc_console("/dev/console");
+	if (!current->files) {
+		free_spawn_args(a);
+		return -ENOMEM;
+	}
+	err = exec_image(a->image, a->size, (const char *const *)a->argv,
+			 (const char *const *)a->envp);
+	files_free(current->files);
+	current->files = NULL;
 
 	/* Only a failed exec returns here. */
 	free_spawn_args(a);
@@ -112,6 +123,10 @@ void do_exit(int status)
 		arch_load_kernel_pgd();
 		preempt_enable();
 		mmput(mm);
+	}
+	if (t->files) {
+		files_free(t->files);
+		t->files = NULL;
 	}
 	exit_notify(t);
 	kthread_exit(status);

@@ -406,6 +406,11 @@ struct task *kthread_create(int (*fn)(void *), void *arg, const char *name)
 	return t;
 }
 
+void kthread_free_unstarted(struct task *t)
+{
+	free_task(t);
+}
+
 struct task *kthread_run(int (*fn)(void *), void *arg, const char *name)
 {
 	struct task *t = kthread_create(fn, arg, name);

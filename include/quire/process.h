@@ -39,11 +39,6 @@ __attribute__((noreturn)) void force_sig_fault(int sig, unsigned long addr, unsi
 
 /* do_exit's part in the process tree: orphans to the reaper, wake wait4. */
 void exit_notify(struct task *t);
-/* System calls implemented in kernel/fork.c. */
-long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5);
-long sys_clone(u64 flags, u64 stack, u64 a2, u64 a3, u64 a4, u64 a5);
-long sys_wait4(u64 pid, u64 ustatus, u64 options, u64 urusage, u64 a4, u64 a5);
-long sys_kill(u64 pid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5);
 
 /* Boot: SYSCALL/SYSRET on this CPU. */
 void syscall_init(void);

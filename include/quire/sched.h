@@ -71,6 +71,8 @@ struct task {
 	bool exiting;			/* do_exit has run: a zombie for wait4 */
 	volatile int pending_kill;	/* a signal that will end it (kill) at its next return to user */
 	void *user_regs;		/* the struct pt_regs of the system call in progress */
+	struct files_struct *files;	/* open files and cwd (user processes) */
+	u64 sigmask;			/* blocked signals (rt_sigprocmask); inherited by fork */
 	/* The user's x87/SSE registers while switched out (fxsave format). */
 	u8 fpu_state[512] __attribute__((aligned(16)));
 };
@@ -98,6 +100,8 @@ bool wake_up_process(struct task *t);
  */
 struct task *kthread_create(int (*fn)(void *), void *arg, const char *name);
 struct task *kthread_run(int (*fn)(void *), void *arg, const char *name);
+/* Free a thread made by kthread_create that was never woken. */
+void kthread_free_unstarted(struct task *t);
 /* Restrict where a thread may run (before it starts, or any time). -EINVAL for an empty/offline mask. */
 int set_cpus_allowed(struct task *t, cpumask_t mask);
 static inline int kthread_bind(struct task *t, int cpu)

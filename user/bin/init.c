@@ -1,12 +1,12 @@
 /*
- * init, pid 1. Runs /bin/sh, or the program given as arguments (the kernel
- * passes what follows init= on its command line: "init /prog arg..."),
- * with the console as stdin, stdout and stderr. Reaps every child that
- * ends meanwhile (orphans come to pid 1). When the program ends, init
- * powers the machine off with reboot(LINUX_REBOOT_CMD_POWER_OFF), passing
- * the program's exit status (128 + signal if it was killed) as reboot's
- * fourth argument: Linux ignores it for POWER_OFF, Quire makes it the
- * guest's exit status.
+ * init, pid 1. Runs /bin/sh, or its arguments as a command
+ * (init="/bin/init /prog arg..." on the kernel command line), with the
+ * console as stdin, stdout and stderr, and reaps every child that ends
+ * meanwhile (orphans come to pid 1). When the command ends, init powers
+ * the machine off with reboot(LINUX_REBOOT_CMD_POWER_OFF), passing the
+ * command's exit status (128 + signal if it was killed) as reboot's fourth
+ * argument, which Linux ignores for POWER_OFF and Quire may use as the
+ * guest's exit status; if reboot fails, init exits with that status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/reboot.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -25,9 +26,10 @@
 
 static void console_fds(void)
 {
+	struct stat st;
 	int fd;
 
-	if (fcntl(0, F_GETFD) >= 0)
+	if (fstat(0, &st) == 0)
 		return;		/* the kernel opened them already */
 	fd = open("/dev/console", O_RDWR);
 	if (fd < 0)
@@ -39,14 +41,14 @@ static void console_fds(void)
 		close(fd);
 }
 
-static void power_off(int status)
+/* ramfs has nothing to write back, so no sync() first. */
+static __attribute__((noreturn)) void power_off(int status)
 {
-	sync();
 	syscall(SYS_reboot, LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2,
 		RB_POWER_OFF, (long)status);
-	fprintf(stderr, "init: reboot failed: %s\n", strerror(errno));
-	for (;;)
-		pause();
+	fprintf(stderr, "init: reboot failed: %s; exiting with status %d\n",
+		strerror(errno), status);
+	exit(status);
 }
 
 int main(int argc, char **argv)

@@ -16,19 +16,22 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#define SH_LINE_MAX	1024
 #define MAX_WORDS	64
 #define MAX_STAGES	8
 
 extern char **environ;
 static int last_status;
 
-/* Split s in place into words; '|' and ';' become words of their own. */
-static int split(char *s, char **words, char *ops)
+/*
+ * Split s into words, copied into out (at least as long as s, plus one per
+ * word); '|' and ';' become words of their own, with ops[i] set.
+ */
+static int split(const char *s, char *out, char **words, char *ops)
 {
 	int n = 0;
-	char *out = s;
 
-	while (*s) {
+	for (;;) {
 		char quote = 0;
 
 		while (*s == ' ' || *s == '\t' || *s == '\n')
@@ -52,11 +55,7 @@ static int split(char *s, char **words, char *ops)
 			else
 				*out++ = *s;
 		}
-		if (*s && !strchr("|;", *s))
-			s++;
 		*out++ = '\0';
-		if (*s == '|' || *s == ';')
-			continue;
 	}
 	words[n] = NULL;
 	return n;
@@ -164,11 +163,11 @@ static void pipeline(char **stages[], int n)
 	last_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
-static void run_line(char *line)
+static void run_line(const char *line)
 {
-	char *words[MAX_WORDS], ops[MAX_WORDS];
+	char *words[MAX_WORDS], ops[MAX_WORDS], store[2 * SH_LINE_MAX];
 	char **stages[MAX_STAGES];
-	int n = split(line, words, ops), nstages = 0, start = 0;
+	int n = split(line, store, words, ops), nstages = 0, start = 0;
 
 	for (int i = 0; i <= n; i++) {
 		if (i < n && !ops[i])
@@ -194,7 +193,7 @@ static void run_line(char *line)
 
 int main(void)
 {
-	char line[1024];
+	char line[SH_LINE_MAX];
 	int tty = isatty(0);
 
 	for (;;) {

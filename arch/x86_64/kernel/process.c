@@ -106,6 +106,7 @@ void arch_fork_frame(struct task *child, const struct task *parent)
 		*--sp = 0;
 	child->rsp = (u64)(uintptr_t)sp;
 	child->fs_base = parent->fs_base;
+	child->sigmask = parent->sigmask;
 	/* The parent is running: its FPU registers are live. */
 	__asm__ __volatile__("fxsave64 (%0)" : : "r"(child->fpu_state) : "memory");
 }

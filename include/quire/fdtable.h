@@ -1,0 +1,39 @@
+/*
+ * A process's open files: descriptor numbers to struct file, the close-on-
+ * exec bits, and the working directory (kernel/fdtable.c). fork copies the
+ * table (the files are shared, as on Linux); exec closes O_CLOEXEC ones.
+ */
+#ifndef QUIRE_FDTABLE_H
+#define QUIRE_FDTABLE_H
+
+#include <quire/types.h>
+#include <quire/spinlock.h>
+
+#define NR_OPEN_MAX 256
+
+struct file;
+struct inode;
+struct task;
+
+struct files_struct {
+	spinlock_t lock;
+	struct file *fd[NR_OPEN_MAX];
+	u64 cloexec[NR_OPEN_MAX / 64];
+	struct inode *cwd;		/* NULL: the root */
+};
+
+/* A table with 0, 1 and 2 open on path (the console). NULL on failure. */
+struct files_struct *files_alloc_console(const char *path);
+struct files_struct *files_dup(struct files_struct *old);
+void files_free(struct files_struct *files);
+void files_close_on_exec(struct files_struct *files);
+
+/* The lowest free descriptor >= min for f (taking the caller's reference), or -EMFILE. */
+int fd_install_min(struct files_struct *files, struct file *f, int min, bool cloexec);
+/* The file behind fd with a new reference, or NULL (EBADF). */
+struct file *fget(struct files_struct *files, int fd);
+int fd_close(struct files_struct *files, int fd);
+/* dup2/dup3: newfd now names oldfd's file. */
+int fd_dup_to(struct files_struct *files, int oldfd, int newfd, bool cloexec);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * System calls implemented outside kernel/syscalls.c (the table): all take
+ * the six argument registers and return a value or -errno.
+ */
+#ifndef QUIRE_SYSCALLS_H
+#define QUIRE_SYSCALLS_H
+
+#include <quire/types.h>
+
+#define SYSCALL_ARGS u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5
+
+long sys_read(SYSCALL_ARGS);
+long sys_write(SYSCALL_ARGS);
+long sys_readv(SYSCALL_ARGS);
+long sys_writev(SYSCALL_ARGS);
+long sys_openat(SYSCALL_ARGS);
+long sys_open(SYSCALL_ARGS);
+long sys_close(SYSCALL_ARGS);
+long sys_lseek(SYSCALL_ARGS);
+long sys_fstat(SYSCALL_ARGS);
+long sys_newfstatat(SYSCALL_ARGS);
+long sys_stat(SYSCALL_ARGS);
+long sys_lstat(SYSCALL_ARGS);
+long sys_getdents64(SYSCALL_ARGS);
+long sys_ioctl(SYSCALL_ARGS);
+long sys_dup(SYSCALL_ARGS);
+long sys_dup3(SYSCALL_ARGS);
+long sys_dup2(SYSCALL_ARGS);
+long sys_mkdir(SYSCALL_ARGS);
+long sys_unlink(SYSCALL_ARGS);
+long sys_rmdir(SYSCALL_ARGS);
+long sys_chdir(SYSCALL_ARGS);
+long sys_execve(SYSCALL_ARGS);
+long sys_fork(SYSCALL_ARGS);
+long sys_clone(SYSCALL_ARGS);
+long sys_wait4(SYSCALL_ARGS);
+long sys_kill(SYSCALL_ARGS);
+
+long sys_fcntl(SYSCALL_ARGS);
+
+#endif
