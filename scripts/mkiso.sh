@@ -50,12 +50,11 @@ if [ -n "$initrd" ]; then
     module_line="    module2 /boot/initrd.cpio initrd"
 fi
 
+# GRUB stays off the serial port: it would swallow input typed (or piped)
+# before the kernel starts, which the kernel keeps for the shell.
 cat >"$stage/boot/grub/grub.cfg" <<EOF
 set timeout=0
 set default=0
-serial --unit=0 --speed=115200
-terminal_input serial console
-terminal_output serial console
 
 menuentry "Quire" {
     multiboot2 /boot/quire.elf${grub_words}
