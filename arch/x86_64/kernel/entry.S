@@ -8,6 +8,7 @@
  * frame; with error code, vector and 15 registers (22 words = 176 bytes)
  * RSP is 16-byte aligned again at the call.
  */
+#include <asm/entry_regs.h>
 	.text
 
 	.macro isr_stub vector, errcode
@@ -43,38 +44,10 @@ common_interrupt:
 	testb $3, 24(%rsp)
 	jz 1f
 	swapgs
-1:	pushq %rdi
-	pushq %rsi
-	pushq %rdx
-	pushq %rcx
-	pushq %rax
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %rbx
-	pushq %rbp
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+1:	PUSH_REGS
 	movq %rsp, %rdi
 	call do_trap
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %rbp
-	popq %rbx
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rax
-	popq %rcx
-	popq %rdx
-	popq %rsi
-	popq %rdi
+	POP_REGS
 	addq $16, %rsp			/* vector and error code */
 	testb $3, 8(%rsp)		/* back to user mode: give GS back */
 	jz 2f

@@ -11,6 +11,7 @@
  *
  * enter_user_mode(rip, rsp): the first entry of a new program.
  */
+#include <asm/entry_regs.h>
 #include <asm/segment.h>
 #include <quire/percpu.h>
 
@@ -28,21 +29,7 @@ syscall_entry:
 	pushq %rcx				/* rip */
 	pushq $0				/* error code */
 	pushq %rax				/* "vector": the syscall number */
-	pushq %rdi
-	pushq %rsi
-	pushq %rdx
-	pushq %rcx
-	pushq %rax
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %rbx
-	pushq %rbp
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	PUSH_REGS
 	xorl %ebp, %ebp				/* backtraces stop here */
 	sti
 	movq %rsp, %rdi
@@ -50,21 +37,7 @@ syscall_entry:
 	cli
 	.globl ret_to_user
 ret_to_user:
-	popq %r15
-	popq %r14
-	popq %r13
-	popq %r12
-	popq %rbp
-	popq %rbx
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rax
-	popq %rcx
-	popq %rdx
-	popq %rsi
-	popq %rdi
+	POP_REGS
 	addq $16, %rsp
 	swapgs
 	iretq
