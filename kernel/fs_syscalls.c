@@ -541,3 +541,41 @@ long sys_fcntl(u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a5)
 	fput(f);
 	return r;
 }
+
+long sys_pipe2(u64 ufds, u64 flags, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct file *f[2];
+	int fds[2];
+	long err;
+
+	if (flags & ~(u64)(O_CLOEXEC | O_NONBLOCK))
+		return -EINVAL;
+	if (!access_ok((void *)ufds, sizeof(fds)))
+		return -EFAULT;
+	err = create_pipe_files(f, (int)flags);
+	if (err)
+		return err;
+	fds[0] = fd_install_min(files(), f[0], 0, flags & O_CLOEXEC);
+	if (fds[0] < 0) {
+		fput(f[0]);
+		fput(f[1]);
+		return fds[0];
+	}
+	fds[1] = fd_install_min(files(), f[1], 0, flags & O_CLOEXEC);
+	if (fds[1] < 0) {
+		fd_close(files(), fds[0]);
+		fput(f[1]);
+		return fds[1];
+	}
+	if (copy_to_user((void *)ufds, fds, sizeof(fds))) {
+		fd_close(files(), fds[0]);
+		fd_close(files(), fds[1]);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+long sys_pipe(u64 ufds, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return sys_pipe2(ufds, 0, 0, 0, 0, 0);
+}

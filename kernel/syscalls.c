@@ -283,6 +283,7 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[16] = sys_ioctl,
 	[19] = sys_readv,
 	[20] = sys_writev,
+	[22] = sys_pipe,
 	[24] = sys_sched_yield,
 	[28] = sys_madvise,
 	[35] = sys_nanosleep,
@@ -313,6 +314,7 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[257] = sys_openat,
 	[262] = sys_newfstatat,
 	[292] = sys_dup3,
+	[293] = sys_pipe2,
 	[309] = sys_getcpu,
 	[318] = sys_getrandom,
 };

@@ -249,6 +249,11 @@ loff_t no_llseek(struct file *f, loff_t offset, int whence);
 int kernel_read_file(struct inode *cwd, const char *path, size_t max_size,
 		     void **buf, size_t *size);
 
+/* ---- pipes (fs/pipe.c) ---- */
+
+/* A pipe's read end (res[0]) and write end (res[1]); flags: O_NONBLOCK. */
+int create_pipe_files(struct file *res[2], int flags);
+
 /* ---- character devices (fs/char_dev.c) ---- */
 
 /* Register the operations of device numbers [MKDEV(major, minor), + count). */

@@ -37,5 +37,7 @@ long sys_wait4(SYSCALL_ARGS);
 long sys_kill(SYSCALL_ARGS);
 
 long sys_fcntl(SYSCALL_ARGS);
+long sys_pipe(SYSCALL_ARGS);
+long sys_pipe2(SYSCALL_ARGS);
 
 #endif
