@@ -15,6 +15,7 @@
 #include <quire/errno.h>
 #include <quire/string.h>
 #include <quire/printk.h>
+#include <quire/kernel.h>
 #include <quire/uapi/fcntl.h>
 #include <quire/uapi/stat.h>
 
@@ -578,4 +579,39 @@ long sys_pipe2(u64 ufds, u64 flags, u64 a2, u64 a3, u64 a4, u64 a5)
 long sys_pipe(u64 ufds, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return sys_pipe2(ufds, 0, 0, 0, 0, 0);
+}
+
+#define MFD_CLOEXEC 1U
+
+/*
+ * memfd_create: a ramfs file that no directory names (created, then
+ * unlinked), so its page-cache folios live as long as descriptors do.
+ */
+long sys_memfd_create(u64 uname, u64 flags, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	static int seq;
+	char *name, path[64];
+	struct file *f;
+	long err;
+	int fd;
+
+	if (flags & ~(u64)MFD_CLOEXEC)
+		return -EINVAL;
+	err = get_path((const char *)uname, &name);
+	if (err)
+		return err;
+	if (strlen(name) > 249)		/* Linux's limit on the name */
+		err = -EINVAL;
+	kfree(name);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "/tmp/.memfd-%d", __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+	err = vfs_open(NULL, path, O_RDWR | O_CREAT | O_EXCL, 0600, &f);
+	if (err)
+		return err;
+	vfs_unlink(NULL, path);
+	fd = fd_install_min(files(), f, 0, flags & MFD_CLOEXEC);
+	if (fd < 0)
+		fput(f);
+	return fd;
 }

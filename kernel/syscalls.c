@@ -266,6 +266,43 @@ static long sys_rt_sigprocmask(u64 how, u64 uset, u64 uold, u64 sigsetsize, u64 
 	return 0;
 }
 
+/* Recorded for a future futex-based robust-list walk at exit (no threads yet). */
+static long sys_set_robust_list(u64 head, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	if (len != 24)		/* sizeof(struct robust_list_head) */
+		return -EINVAL;
+	current->robust_list = head;
+	return 0;
+}
+
+/* Affinity of the caller (pid 0 or its own pid): Linux's byte masks. */
+static long sys_sched_setaffinity(u64 pid, u64 len, u64 umask, u64 a3, u64 a4, u64 a5)
+{
+	u64 mask = 0;
+
+	if (pid && pid != (u64)current->tid)
+		return -ESRCH;
+	if (len < sizeof(mask))
+		return -EINVAL;
+	if (copy_from_user(&mask, (void *)umask, sizeof(mask)))
+		return -EFAULT;
+	return set_cpus_allowed(current, mask);
+}
+
+static long sys_sched_getaffinity(u64 pid, u64 len, u64 umask, u64 a3, u64 a4, u64 a5)
+{
+	u64 mask;
+
+	if (pid && pid != (u64)current->tid)
+		return -ESRCH;
+	if (len < sizeof(mask) || (len & 7))
+		return -EINVAL;
+	mask = current->cpus_allowed & cpu_online_mask();
+	if (copy_to_user((void *)umask, &mask, sizeof(mask)))
+		return -EFAULT;
+	return sizeof(mask);	/* Linux returns the bytes written */
+}
+
 static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[0] = sys_read,
 	[1] = sys_write,
@@ -315,7 +352,11 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[262] = sys_newfstatat,
 	[292] = sys_dup3,
 	[293] = sys_pipe2,
+	[203] = sys_sched_setaffinity,
+	[204] = sys_sched_getaffinity,
+	[273] = sys_set_robust_list,
 	[309] = sys_getcpu,
+	[319] = sys_memfd_create,
 	[318] = sys_getrandom,
 };
 

@@ -73,6 +73,7 @@ struct task {
 	void *user_regs;		/* the struct pt_regs of the system call in progress */
 	struct files_struct *files;	/* open files and cwd (user processes) */
 	u64 sigmask;			/* blocked signals (rt_sigprocmask); inherited by fork */
+	u64 robust_list;		/* set_robust_list (recorded) */
 	/* The user's x87/SSE registers while switched out (fxsave format). */
 	u8 fpu_state[512] __attribute__((aligned(16)));
 };

@@ -39,5 +39,6 @@ long sys_kill(SYSCALL_ARGS);
 long sys_fcntl(SYSCALL_ARGS);
 long sys_pipe(SYSCALL_ARGS);
 long sys_pipe2(SYSCALL_ARGS);
+long sys_memfd_create(SYSCALL_ARGS);
 
 #endif

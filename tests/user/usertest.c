@@ -25,7 +25,6 @@
 #define SYS_kill 62
 #define SYS_sched_yield 24
 #define SYS_getppid 110
-#define ECHILD 10
 #define SYS_uname 63
 #define SYS_arch_prctl 158
 #define SYS_clock_gettime 228
@@ -37,11 +36,14 @@
 #define EBADF 9
 #define EEXIST 17
 #define ENOMEM 12
+#define ECHILD 10
 
 static long mmap_(u64 addr, u64 len, long prot, long flags)
 {
 	return syscall6(SYS_mmap, (long)addr, (long)len, prot, flags, -1, 0);
 }
+
+static char mask_sink[256];
 
 static int basic(void)
 {
@@ -109,6 +111,57 @@ static int basic(void)
 	CHECK(r == 0);
 	CHECK(syscall3(SYS_arch_prctl, 0x1003, &fs, 0) == 0 && fs == 0x12345000);
 	CHECK(syscall3(SYS_arch_prctl, 0x1002, 0xffff800000000000UL, 0) < 0);
+
+	/* files: memfd, lseek, read back; pipes */
+	{
+		char buf[8] = { 0 };
+		int fds[2];
+		long fd = syscall3(319, "scratch", 0, 0);		/* memfd_create */
+
+		CHECK(fd >= 3);
+		CHECK(syscall3(SYS_write, fd, "quire", 5) == 5);
+		CHECK(syscall3(8, fd, 0, 0) == 0);			/* lseek to 0 */
+		CHECK(syscall3(SYS_read, fd, buf, 8) == 5 && ustreq(buf, "quire"));
+		CHECK(syscall3(3, fd, 0, 0) == 0);			/* close */
+		CHECK(syscall3(3, fd, 0, 0) == -EBADF);
+		CHECK(syscall3(293, fds, 0, 0) == 0);			/* pipe2 */
+		CHECK(syscall3(SYS_write, fds[1], "xy", 2) == 2);
+		CHECK(syscall3(SYS_read, fds[0], buf, 8) == 2 && buf[0] == 'x' && buf[1] == 'y');
+		CHECK(syscall3(3, fds[1], 0, 0) == 0);
+		CHECK(syscall3(SYS_read, fds[0], buf, 8) == 0);		/* end of file */
+		CHECK(syscall3(3, fds[0], 0, 0) == 0);
+	}
+	/* affinity, robust list */
+	{
+		u64 mask = 0;
+
+		CHECK(syscall3(204, 0, 8, &mask) == 8 && mask != 0);	/* sched_getaffinity */
+		CHECK(syscall3(273, 0x10000, 24, 0) == 0);		/* set_robust_list */
+		CHECK(syscall3(273, 0x10000, 7, 0) == -EINVAL);
+	}
+	/* every pointer-taking call refuses a bad pointer with EFAULT */
+	{
+		void *bad = (void *)0xffff888000001000UL;	/* a kernel address */
+		void *hole = (void *)0x10;			/* unmapped user address */
+
+		CHECK(syscall3(2, bad, 0, 0) == -EFAULT);		/* open */
+		CHECK(syscall3(2, hole, 0, 0) == -EFAULT);
+		CHECK(syscall3(4, "/dev", bad, 0) == -EFAULT);		/* stat: buffer */
+		CHECK(syscall3(4, hole, &mask_sink, 0) == -EFAULT);	/* stat: path */
+		CHECK(syscall3(5, 1, hole, 0) == -EFAULT);		/* fstat */
+		CHECK(syscall3(293, bad, 0, 0) == -EFAULT);		/* pipe2 */
+		CHECK(syscall3(20, 1, bad, 1) == -EFAULT);		/* writev */
+		CHECK(syscall3(61, -1, bad, 0) == -ECHILD);		/* wait4: no child first */
+		CHECK(syscall3(35, hole, 0, 0) == -EFAULT);		/* nanosleep */
+		CHECK(syscall3(318, bad, 8, 0) == -EFAULT);		/* getrandom */
+		CHECK(syscall3(204, 0, 8, bad) == -EFAULT);		/* sched_getaffinity */
+		CHECK(syscall3(14, 0, bad, 0) < 0);			/* rt_sigprocmask: bad size too */
+		CHECK(syscall6(14, 0, (long)bad, 0, 8, 0, 0) == -EFAULT);
+		CHECK(syscall3(SYS_arch_prctl, 0x1003, bad, 0) == -EFAULT);
+		CHECK(syscall3(59, hole, 0, 0) == -EFAULT);		/* execve */
+		CHECK(syscall3(80, bad, 0, 0) == -EFAULT);		/* chdir */
+		CHECK(syscall3(16, 1, 0x5413, bad) == -EFAULT);		/* ioctl TIOCGWINSZ */
+	}
 
 	/* the stack grows on demand below its first pages */
 	{
