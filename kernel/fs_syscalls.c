@@ -18,6 +18,7 @@
 #include <quire/kernel.h>
 #include <quire/uapi/fcntl.h>
 #include <quire/uapi/stat.h>
+#include <quire/mmap.h>
 
 #define PATH_MAX 4096
 #define BOUNCE PAGE_SIZE
@@ -614,4 +615,36 @@ long sys_memfd_create(u64 uname, u64 flags, u64 a2, u64 a3, u64 a4, u64 a5)
 	if (fd < 0)
 		fput(f);
 	return fd;
+}
+
+/* Whether a file may be mapped with prot and flags (mmap's file checks, Linux's errno). */
+long mmap_file_check(struct file *f, u64 prot, u64 flags)
+{
+	if (!S_ISREG(file_inode(f)->i_mode))
+		return -ENODEV;		/* devices and directories: not mappable yet */
+	if (!(f->f_mode & FMODE_READ))
+		return -EACCES;
+	if ((flags & MAP_SHARED) && (prot & PROT_WRITE) && !(f->f_mode & FMODE_WRITE))
+		return -EACCES;
+	return 0;
+}
+
+/* An unnamed RAM file of size bytes, for MAP_SHARED|MAP_ANONYMOUS. */
+long shmem_file_setup(u64 size, struct file **out)
+{
+	static int seq;
+	char path[64];
+	long err;
+
+	snprintf(path, sizeof(path), "/tmp/.shmem-%d", __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+	err = vfs_open(NULL, path, O_RDWR | O_CREAT | O_EXCL, 0600, out);
+	if (err)
+		return err;
+	vfs_unlink(NULL, path);
+	err = vfs_ftruncate(*out, (loff_t)ALIGN_UP(size, PAGE_SIZE));
+	if (err) {
+		fput(*out);
+		return err;
+	}
+	return 0;
 }

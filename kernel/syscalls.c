@@ -8,6 +8,8 @@
 #define pr_fmt(fmt) "syscall: " fmt
 #include <quire/process.h>
 #include <quire/syscalls.h>
+#include <quire/fs.h>
+#include <quire/fdtable.h>
 #include <quire/mmap.h>
 #include <quire/uaccess.h>
 #include <quire/console.h>
@@ -40,15 +42,36 @@ static long sys_brk(u64 brk, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 {
 	struct mm_struct *mm = current->mm;
+	struct file *file = NULL;
 	long ret;
 
 	if (prot & ~(u64)(PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -EINVAL;
-	if ((flags & MAP_ANONYMOUS) && off)
+	if (off & (PAGE_SIZE - 1))
 		return -EINVAL;
+	if (flags & MAP_ANONYMOUS) {
+		if ((flags & MAP_SHARED) && len) {
+			/* Shared anonymous memory is an unnamed RAM file, as on Linux (shmem). */
+			ret = shmem_file_setup(len, &file);
+			if (ret)
+				return ret;
+		}
+		off = 0;
+	} else {
+		file = fget(current->files, (int)fd);
+		if (!file)
+			return -EBADF;
+		ret = mmap_file_check(file, prot, flags);
+		if (ret) {
+			fput(file);
+			return ret;
+		}
+	}
 	down_write(&mm->mmap_lock);
-	ret = do_mmap(mm, addr, len, prot, flags);
+	ret = do_mmap(mm, addr, len, prot, flags, file, off >> PAGE_SHIFT);
 	up_write(&mm->mmap_lock);
+	if (file)
+		fput(file);	/* the VMA holds its own reference */
 	return ret;
 }
 

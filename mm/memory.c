@@ -18,6 +18,8 @@
 #include <asm/pgtable.h>
 #include <quire/string.h>
 #include <quire/slab.h>
+#include <quire/fs.h>
+#include <quire/pagemap.h>
 
 static struct page *zero_page;
 
@@ -72,6 +74,72 @@ static struct vm_area_struct *expand_stack(struct mm_struct *mm, unsigned long a
 	return vma;
 }
 
+/*
+ * A fault on a file VMA's page that is not mapped yet. Shared mappings map
+ * the page-cache folio itself (created when missing, with the file's lock);
+ * private ones map it read-only for reading, or take a private copy for
+ * writing; a hole read privately maps the zero page. Past the end of the
+ * file is -EIO (SIGBUS). mmap_lock is held for reading.
+ */
+static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr,
+		      bool write)
+{
+	struct inode *inode = file_inode(vma->vm_file);
+	struct address_space *mapping = vma->vm_file->f_mapping;
+	unsigned long idx = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+	bool shared = vma->vm_flags & VM_SHARED;
+	struct folio *folio;
+	struct page *copy = NULL, *map;
+	pte_t *pte, new;
+	int ret = 0;
+
+	if ((loff_t)idx << PAGE_SHIFT >= READ_ONCE(inode->i_size))
+		return -EIO;
+	folio = filemap_get_folio(mapping, idx);
+	if (!folio && (shared || write)) {
+		mutex_lock(&inode->i_mutex);
+		folio = filemap_grab_folio(mapping, idx);
+		mutex_unlock(&inode->i_mutex);
+		if (!folio)
+			return -ENOMEM;
+	}
+	if (write && !shared) {
+		copy = alloc_pages_node(numa_node_id(), __GFP_ZERO | __GFP_MOVABLE, 0);
+		if (!copy) {
+			if (folio)
+				folio_put(folio);
+			return -ENOMEM;
+		}
+		if (folio) {
+			memcpy(page_address(copy), folio_address(folio), PAGE_SIZE);
+			folio_put(folio);
+			folio = NULL;
+		}
+	}
+	map = copy ? copy : folio ? folio_page(folio, 0) : zero_page;
+	new = pfn_pte(page_to_pfn(map), (copy || (shared && (vma->vm_flags & VM_WRITE))),
+		      vma->vm_flags & VM_EXEC);
+	spin_lock(&mm->page_table_lock);
+	pte = pte_lookup(mm->pgd, addr, true);
+	if (!pte) {
+		ret = -ENOMEM;
+	} else if (!pte_present(*pte)) {
+		*pte = new;
+		if (map != zero_page) {
+			page_add_anon_map(map);		/* the mapping keeps our reference */
+			atomic_long_inc(&mm->rss);
+			copy = NULL;
+			folio = NULL;
+		}
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (copy)
+		__free_pages(copy, 0);
+	if (folio)
+		folio_put(folio);
+	return ret;
+}
+
 int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags)
 {
 	struct vm_area_struct *vma;
@@ -91,6 +159,24 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 	if (!vma || addr < vma->vm_start || !vma_allows(vma, flags)) {
 		up_read(&mm->mmap_lock);
 		return -EFAULT;
+	}
+	if (vma->vm_file) {
+		pte_t *p = pte_lookup(mm->pgd, addr, false);	/* a peek: rechecked under the lock */
+
+		if (!p || !pte_present(*p)) {
+			ret = file_fault(mm, vma, addr, write);
+			up_read(&mm->mmap_lock);
+			return ret;
+		}
+		if (write && (vma->vm_flags & VM_SHARED)) {
+			spin_lock(&mm->page_table_lock);
+			*p |= _PAGE_RW | _PAGE_DIRTY;		/* the page-cache page itself */
+			spin_unlock(&mm->page_table_lock);
+			up_read(&mm->mmap_lock);
+			flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
+			return 0;
+		}
+		/* A private write to a present page: the copy-on-write below. */
 	}
 	/* Allocate before taking the page-table lock: it is a spinlock. */
 	page = write ? alloc_pages_node(numa_node_id(), __GFP_ZERO | __GFP_MOVABLE, 0) : NULL;
@@ -151,47 +237,69 @@ out:
 }
 
 /*
- * Clear the PTEs of [start, end) and collect the pages they mapped on
- * 'gather' (through page->lru): they may only be freed once no CPU can
- * still reach them through a stale TLB entry (unmap_region).
+ * Unmapping gathers the pages it unmapped in a batch: they may only be
+ * freed once no CPU can still reach them through a stale TLB entry, so a
+ * full batch (or the end) is one shootdown, then the frees. (An array, not
+ * a list through page->lru: a page-cache page may be mapped twice.)
  */
-static unsigned long zap_page_range(struct mm_struct *mm, unsigned long start,
-				    unsigned long end, struct list_head *gather)
+#define GATHER_BATCH 256
+
+struct mmu_gather {
+	struct mm_struct *mm;
+	unsigned long start, end;
+	unsigned int nr;
+	bool flush;
+	struct page *pages[GATHER_BATCH];
+};
+
+static void tlb_flush_and_free(struct mmu_gather *tlb)
 {
-	unsigned long cleared = 0;
-
-	spin_lock(&mm->page_table_lock);
-	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE) {
-		pte_t *pte = pte_lookup(mm->pgd, addr, false);
-		struct page *page;
-
-		if (!pte || !pte_has_page(*pte))
-			continue;
-		page = pfn_to_page(pte_pfn(*pte));
-		*pte = 0;
-		cleared++;
-		if (!page || is_zero_pfn(page_to_pfn(page)))
-			continue;
-		page_remove_map(page);
-		atomic_long_dec(&mm->rss);
-		list_add(&page->lru, gather);
-	}
-	spin_unlock(&mm->page_table_lock);
-	return cleared;
+	if (tlb->flush)
+		flush_tlb_mm_range(tlb->mm, tlb->start, tlb->end);
+	for (unsigned int i = 0; i < tlb->nr; i++)
+		__free_pages(tlb->pages[i], 0);
+	tlb->nr = 0;
+	tlb->flush = false;
 }
 
 void unmap_region(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
-	LIST_HEAD(gather);
-	struct page *page, *next;
+	struct mmu_gather *tlb = kmalloc(sizeof(*tlb), GFP_KERNEL);
+	struct mmu_gather fallback;
 
-	if (!zap_page_range(mm, start, end, &gather))
-		return;
-	flush_tlb_mm_range(mm, start, end);	/* one shootdown for the whole range */
-	list_for_each_entry_safe(page, next, &gather, lru) {
-		list_del(&page->lru);
-		__free_pages(page, 0);
+	if (!tlb) {
+		tlb = &fallback;	/* small enough for the stack in a pinch */
 	}
+	tlb->mm = mm;
+	tlb->start = start;
+	tlb->end = end;
+	tlb->nr = 0;
+	tlb->flush = false;
+	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE) {
+		pte_t *pte;
+		struct page *page = NULL;
+
+		spin_lock(&mm->page_table_lock);
+		pte = pte_lookup(mm->pgd, addr, false);
+		if (pte && pte_has_page(*pte)) {
+			page = pfn_to_page(pte_pfn(*pte));
+			*pte = 0;
+			tlb->flush = true;
+			if (page && is_zero_pfn(page_to_pfn(page)))
+				page = NULL;
+			if (page) {
+				page_remove_map(page);
+				atomic_long_dec(&mm->rss);
+				tlb->pages[tlb->nr++] = page;
+			}
+		}
+		spin_unlock(&mm->page_table_lock);
+		if (tlb->nr == GATHER_BATCH)
+			tlb_flush_and_free(tlb);
+	}
+	tlb_flush_and_free(tlb);
+	if (tlb != &fallback)
+		kfree(tlb);
 }
 
 void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end)
@@ -250,7 +358,7 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 	list_for_each_entry(v, &old->vmas, vm_list) {
 		if (v->vm_flags & VM_DONTCOPY)
 			continue;		/* MADV_DONTFORK: the child has a hole here */
-		err = insert_vma(mm, v->vm_start, v->vm_end, v->vm_flags);
+		err = insert_vma_file(mm, v->vm_start, v->vm_end, v->vm_flags, v->vm_file, v->vm_pgoff);
 		if (err)
 			break;
 		spin_lock(&old->page_table_lock);

@@ -11,6 +11,7 @@
 #include <quire/errno.h>
 #include <quire/string.h>
 #include <quire/printk.h>
+#include <quire/fs.h>
 #include <asm/pgtable.h>
 
 struct mm_struct *mm_alloc(void)
@@ -44,6 +45,8 @@ struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
 
 static void remove_vma(struct vm_area_struct *v)
 {
+	if (v->vm_file)
+		fput(v->vm_file);
 	list_del(&v->vm_list);
 	v->vm_mm->map_count--;
 	kfree(v);
@@ -66,6 +69,12 @@ void mmput(struct mm_struct *mm)
 int insert_vma(struct mm_struct *mm, unsigned long start, unsigned long end,
 	       unsigned long vm_flags)
 {
+	return insert_vma_file(mm, start, end, vm_flags, NULL, 0);
+}
+
+int insert_vma_file(struct mm_struct *mm, unsigned long start, unsigned long end,
+		    unsigned long vm_flags, struct file *file, unsigned long pgoff)
+{
 	struct vm_area_struct *v, *at = find_vma(mm, start);
 
 	if (start >= end || (at && at->vm_start < end))
@@ -77,6 +86,8 @@ int insert_vma(struct mm_struct *mm, unsigned long start, unsigned long end,
 	v->vm_end = end;
 	v->vm_flags = vm_flags;
 	v->vm_mm = mm;
+	v->vm_file = file ? get_file(file) : NULL;
+	v->vm_pgoff = pgoff;
 	/* Before the first VMA that ends after it: the list stays sorted. */
 	list_add_tail(&v->vm_list, at ? &at->vm_list : &mm->vmas);
 	mm->map_count++;
@@ -92,6 +103,9 @@ static int split_vma(struct vm_area_struct *v, unsigned long addr)
 		return -ENOMEM;
 	*n = *v;
 	n->vm_start = addr;
+	n->vm_pgoff = v->vm_pgoff + ((addr - v->vm_start) >> PAGE_SHIFT);
+	if (n->vm_file)
+		get_file(n->vm_file);
 	v->vm_end = addr;
 	list_add(&n->vm_list, &v->vm_list);
 	v->vm_mm->map_count++;
@@ -157,21 +171,14 @@ static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len)
 }
 
 long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
-	     unsigned long prot, unsigned long flags)
+	     unsigned long prot, unsigned long flags, struct file *file, unsigned long pgoff)
 {
 	unsigned long type = flags & (MAP_SHARED | MAP_PRIVATE);
+	unsigned long vm_flags;
 	int err;
 
 	if (len == 0 || (type != MAP_PRIVATE && type != MAP_SHARED))
 		return -EINVAL;
-	if (!(flags & MAP_ANONYMOUS)) {
-		pr_warn("file-backed mmap is not implemented yet (-ENOSYS)\n");
-		return -ENOSYS;
-	}
-	if (type == MAP_SHARED) {
-		pr_warn("shared anonymous mmap is not implemented yet (-ENOSYS)\n");
-		return -ENOSYS;
-	}
 	if (len > USER_TOP)
 		return -ENOMEM;
 	len = ALIGN_UP(len, PAGE_SIZE);
@@ -201,7 +208,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		if (!addr)
 			return -ENOMEM;
 	}
-	err = insert_vma(mm, addr, addr + len, prot_to_vm_flags(prot));
+	vm_flags = prot_to_vm_flags(prot) | (type == MAP_SHARED ? VM_SHARED : 0);
+	err = insert_vma_file(mm, addr, addr + len, vm_flags, file, pgoff);
 	return err ? err : (long)addr;
 }
 

@@ -52,11 +52,15 @@
 
 struct mm_struct;
 
+struct file;
+
 struct vm_area_struct {
 	unsigned long vm_start;		/* first byte */
 	unsigned long vm_end;		/* one past the last byte */
 	unsigned long vm_flags;
 	struct mm_struct *vm_mm;
+	struct file *vm_file;		/* file-backed: holds a reference; NULL: anonymous */
+	unsigned long vm_pgoff;		/* the file page vm_start maps */
 	struct list_head vm_list;	/* in the mm's list, sorted by address */
 };
 
@@ -87,8 +91,9 @@ void mmput(struct mm_struct *mm);
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 
 /* mmap/munmap/brk on an mm, with mmap_lock held for writing. */
+/* file: NULL for anonymous memory (the caller's reference is not taken). */
 long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
-	     unsigned long prot, unsigned long flags);
+	     unsigned long prot, unsigned long flags, struct file *file, unsigned long pgoff);
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
 unsigned long do_brk(struct mm_struct *mm, unsigned long brk);
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot);
@@ -96,13 +101,19 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 /* Add a VMA for [start, end) (exec, the stack). -EEXIST when it overlaps. */
 int insert_vma(struct mm_struct *mm, unsigned long start, unsigned long end,
 	       unsigned long vm_flags);
+/* The same for a file mapping (takes a reference on file). */
+int insert_vma_file(struct mm_struct *mm, unsigned long start, unsigned long end,
+		    unsigned long vm_flags, struct file *file, unsigned long pgoff);
 
 /* fault flags */
 #define FAULT_FLAG_WRITE	0x1
 #define FAULT_FLAG_USER		0x2
 #define FAULT_FLAG_INSTRUCTION	0x4
 
-/* Resolve a fault at addr: 0, or -EFAULT (no VMA or no permission: SIGSEGV) or -ENOMEM. */
+/*
+ * Resolve a fault at addr: 0, or -EFAULT (no VMA or no permission: SIGSEGV),
+ * -EIO (a file page beyond the end of the file: SIGBUS), -ENOMEM.
+ */
 int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags);
 /*
  * Unmap the pages of [start, end): clear the PTEs, flush the TLB of every

@@ -41,4 +41,9 @@ long sys_pipe(SYSCALL_ARGS);
 long sys_pipe2(SYSCALL_ARGS);
 long sys_memfd_create(SYSCALL_ARGS);
 
+struct file;
+/* mmap's checks of a file, and the RAM file behind shared anonymous memory. */
+long mmap_file_check(struct file *f, u64 prot, u64 flags);
+long shmem_file_setup(u64 size, struct file **out);
+
 #endif

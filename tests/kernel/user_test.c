@@ -123,6 +123,25 @@ static void mprotect_and_madvise(struct ktest *t)
 	KEXPECT_EQ(t, WEXITSTATUS(status), 0);
 }
 
+static void file_and_shared_mappings(struct ktest *t)
+{
+	unsigned long before[MAX_NUMNODES];
+	int nid, status;
+
+	slab_shrink_all();
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		before[nid] = node_has_memory(nid) ? node_page_state(nid, NR_FREE_PAGES) : 0;
+	status = run_usertest("filemap");
+	KEXPECT_TRUE(t, WIFEXITED(status));
+	KEXPECT_EQ(t, WEXITSTATUS(status), 0);
+	/* The file was unlinked and every mapping is gone: its page cache too. */
+	slab_shrink_all();
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		if (node_has_memory(nid))
+			KEXPECT_EQ(t, node_page_state(nid, NR_FREE_PAGES), before[nid]);
+	KEXPECT_EQ(t, mm_verify(), 0);
+}
+
 /* 1000 fork/exit/wait cycles inside one process; every page comes back. */
 static void no_pages_lost_over_1000_forks(struct ktest *t)
 {
@@ -174,4 +193,5 @@ KTEST_SUITE(user,
 	    KTEST_CASE(no_pages_lost_over_1000_processes),
 	    KTEST_CASE(fork_cow_wait_kill),
 	    KTEST_CASE(mprotect_and_madvise),
+	    KTEST_CASE(file_and_shared_mappings),
 	    KTEST_CASE(no_pages_lost_over_1000_forks));

@@ -22,6 +22,7 @@
 #include <quire/mmap.h>
 #include <quire/uaccess.h>
 #include <quire/process.h>
+#include <quire/errno.h>
 
 static const char *const names[32] = {
 	[X86_TRAP_DE] = "#DE Divide error",
@@ -154,6 +155,8 @@ static bool do_user_page_fault(struct pt_regs *regs, u64 cr2)
 	if (regs->rflags & X86_EFLAGS_IF)
 		local_irq_enable();
 	err = handle_mm_fault(t->mm, cr2, flags);
+	if (err == -EIO && user_mode(regs))	/* a file page past the end of the file */
+		force_sig_fault(SIGBUS, cr2, regs->rip, "access beyond the end of a mapped file");
 	local_irq_disable();
 	return err == 0;
 }
