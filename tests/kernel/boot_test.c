@@ -4,6 +4,7 @@
 #include <quire/string.h>
 #include <asm/boot.h>
 #include <asm/page.h>
+#include <asm/cpu.h>
 
 static void protocol_known(struct ktest *t)
 {
@@ -93,7 +94,20 @@ static void image_and_direct_map_agree(struct ktest *t)
 	KEXPECT_EQ(t, __pa((const void *)direct), pa);
 }
 
+/* SMEP and SMAP are on exactly when the CPU has them; NX is always on. */
+static void smep_smap_nx_enabled(struct ktest *t)
+{
+	u32 a, b, c, d;
+	u64 cr4 = read_cr4();
+
+	cpuid(7, 0, &a, &b, &c, &d);
+	KEXPECT_EQ(t, !!(cr4 & (1UL << 20)), !!(b & (1u << 7)));
+	KEXPECT_EQ(t, !!(cr4 & (1UL << 21)), !!(b & (1u << 20)));
+	KEXPECT_TRUE(t, rdmsr(MSR_EFER) & EFER_NXE);
+}
+
 KTEST_SUITE(boot,
+	    KTEST_CASE(smep_smap_nx_enabled),
 	    KTEST_CASE(protocol_known),
 	    KTEST_CASE(cmdline_saved),
 	    KTEST_CASE(memory_map_sane),

@@ -12,6 +12,7 @@
 #include <asm/pgtable.h>
 #include <asm/direct_map.h>
 #include <quire/process.h>
+#include <quire/printk.h>
 #include <asm/ptrace.h>
 
 /*
@@ -65,6 +66,32 @@ void arch_load_kernel_pgd(void)
 	load_pgd(kernel_pml4_phys);
 }
 
+/* Set when the CPU has SMAP: user copies then open the window with stac/clac. */
+u8 smap_enabled;
+
+/*
+ * SMEP (the kernel never runs user code) and SMAP (the kernel touches user
+ * memory only inside the user-copy routines), when the CPU has them.
+ */
+static void protection_init(void)
+{
+	u32 a, b, c, d;
+
+	cpuid(0, 0, &a, &b, &c, &d);
+	if (a < 7)
+		return;
+	cpuid(7, 0, &a, &b, &c, &d);
+	if (b & (1u << 7))
+		write_cr4(read_cr4() | (1UL << 20));	/* SMEP */
+	if (b & (1u << 20)) {
+		write_cr4(read_cr4() | (1UL << 21));	/* SMAP */
+		smap_enabled = 1;
+	}
+	if (this_cpu()->cpu == 0)
+		pr_info("x86: SMEP %s, SMAP %s, NX on\n", b & (1u << 7) ? "on" : "absent",
+			b & (1u << 20) ? "on" : "absent");
+}
+
 /* SYSCALL/SYSRET set-up, on every CPU. */
 void syscall_init(void)
 {
@@ -82,6 +109,7 @@ void syscall_init(void)
 	/* FMASK: interrupts, direction, trap and alignment-check flags off on entry. */
 	wrmsr(0xc0000084, (1UL << 9) | (1UL << 10) | (1UL << 8) | (1UL << 18));
 	wrmsr(MSR_KERNEL_GS_BASE, 0);
+	protection_init();
 }
 
 /*
