@@ -1,8 +1,10 @@
 /*
- * Address spaces and their VMAs: creation and teardown, lookup, mmap of
- * anonymous memory, munmap with VMA splitting, brk. The VMA list is sorted
- * by address; lookups walk it (an O(log n) tree replaces it when processes
- * have many mappings: the folio issue's work).
+ * Address spaces and their VMAs: creation and teardown, lookup, mmap,
+ * munmap with VMA splitting, mprotect, madvise, brk. The VMAs are kept in a
+ * list sorted by address, for ordered walks, and mirrored in a sorted array
+ * that find_vma searches in O(log n). Changes rebuild the array (O(n), as
+ * the list insertion already is); lookups, which faults do, are the hot
+ * path.
  */
 #define pr_fmt(fmt) "mmap: " fmt
 #include <quire/mmap.h>
@@ -33,23 +35,61 @@ struct mm_struct *mm_alloc(void)
 	return mm;
 }
 
+/* Rebuild the search array after the list changed; without memory, lookups walk the list. */
+static void vma_index_update(struct mm_struct *mm)
+{
+	struct vm_area_struct *v;
+	int i = 0;
+
+	if (mm->map_count > mm->index_cap) {
+		int cap = max(16, 2 * mm->map_count);
+		struct vm_area_struct **n = kmalloc(cap * sizeof(*n), GFP_KERNEL);
+
+		kfree(mm->vma_index);
+		mm->vma_index = n;
+		mm->index_cap = n ? cap : 0;
+		if (!n)
+			return;
+	}
+	if (!mm->vma_index)
+		return;
+	list_for_each_entry(v, &mm->vmas, vm_list)
+		mm->vma_index[i++] = v;
+}
+
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
 {
 	struct vm_area_struct *v;
+	int lo = 0, hi = mm->map_count;
 
-	list_for_each_entry(v, &mm->vmas, vm_list)
-		if (v->vm_end > addr)
-			return v;
-	return NULL;
+	if (!mm->vma_index) {
+		list_for_each_entry(v, &mm->vmas, vm_list)
+			if (v->vm_end > addr)
+				return v;
+		return NULL;
+	}
+	/* The first VMA whose end is above addr. */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (mm->vma_index[mid]->vm_end > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo < mm->map_count ? mm->vma_index[lo] : NULL;
 }
 
 static void remove_vma(struct vm_area_struct *v)
 {
+	struct mm_struct *mm = v->vm_mm;
+
 	if (v->vm_file)
 		fput(v->vm_file);
 	list_del(&v->vm_list);
-	v->vm_mm->map_count--;
+	mm->map_count--;
 	kfree(v);
+	vma_index_update(mm);
 }
 
 void mmput(struct mm_struct *mm)
@@ -63,6 +103,7 @@ void mmput(struct mm_struct *mm)
 		remove_vma(v);
 	}
 	pgd_free(mm->pgd);
+	kfree(mm->vma_index);
 	kfree(mm);
 }
 
@@ -91,6 +132,7 @@ int insert_vma_file(struct mm_struct *mm, unsigned long start, unsigned long end
 	/* Before the first VMA that ends after it: the list stays sorted. */
 	list_add_tail(&v->vm_list, at ? &at->vm_list : &mm->vmas);
 	mm->map_count++;
+	vma_index_update(mm);
 	return 0;
 }
 
@@ -109,6 +151,7 @@ static int split_vma(struct vm_area_struct *v, unsigned long addr)
 	v->vm_end = addr;
 	list_add(&n->vm_list, &v->vm_list);
 	v->vm_mm->map_count++;
+	vma_index_update(v->vm_mm);
 	return 0;
 }
 

@@ -66,8 +66,11 @@ struct vm_area_struct {
 
 struct mm_struct {
 	phys_addr_t pgd;
-	struct list_head vmas;
+	struct list_head vmas;		/* sorted by address: ordered walks */
 	int map_count;
+	/* The same VMAs in an array, for find_vma's binary search (O(log n)). */
+	struct vm_area_struct **vma_index;
+	int index_cap;
 	struct rw_semaphore mmap_lock;
 	spinlock_t page_table_lock;
 	atomic_t mm_users;
