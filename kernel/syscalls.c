@@ -371,6 +371,7 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[218] = sys_set_tid_address,
 	[228] = sys_clock_gettime,
 	[231] = sys_exit,		/* exit_group */
+	[247] = sys_waitid,
 	[257] = sys_openat,
 	[262] = sys_newfstatat,
 	[292] = sys_dup3,

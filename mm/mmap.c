@@ -155,6 +155,45 @@ static int split_vma(struct vm_area_struct *v, unsigned long addr)
 	return 0;
 }
 
+/*
+ * After an unmap: free the page tables of the 2 MiB blocks in or around
+ * [start, end) that no VMA uses any more. They are unhooked first, the TLB
+ * is flushed (CPUs cache paging structures too), then they are freed.
+ */
+static void free_unused_pgtables(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct vm_area_struct *next = find_vma(mm, start), *prev;
+	unsigned long lo, hi, freed = 0;
+	struct page *tables[64];
+
+	prev = next ? (next->vm_list.prev != &mm->vmas ?
+		       list_entry(next->vm_list.prev, struct vm_area_struct, vm_list) : NULL)
+		    : (list_empty(&mm->vmas) ? NULL :
+		       list_entry(mm->vmas.prev, struct vm_area_struct, vm_list));
+	lo = max(ALIGN_DOWN(start, PMD_SIZE), prev ? ALIGN_UP(prev->vm_end, PMD_SIZE) : 0UL);
+	hi = min(ALIGN_UP(end, PMD_SIZE), next ? ALIGN_DOWN(next->vm_start, PMD_SIZE) : USER_TOP);
+	while (lo < hi) {
+		unsigned int n = 0;
+		unsigned long from = lo;
+
+		spin_lock(&mm->page_table_lock);
+		for (; lo < hi && n < ARRAY_SIZE(tables); lo += PMD_SIZE) {
+			struct page *t = pte_table_detach(mm->pgd, lo);
+
+			if (t)
+				tables[n++] = t;
+		}
+		spin_unlock(&mm->page_table_lock);
+		if (!n)
+			continue;
+		flush_tlb_mm_range(mm, from, lo);
+		for (unsigned int i = 0; i < n; i++)
+			__free_pages(tables[i], 0);
+		freed += n;
+	}
+	mm->pgtables_freed += freed;
+}
+
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 {
 	unsigned long end;
@@ -183,6 +222,7 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 		unmap_region(mm, v->vm_start, v->vm_end);
 		remove_vma(v);
 	}
+	free_unused_pgtables(mm, start, end);
 	return 0;
 }
 

@@ -63,3 +63,25 @@ pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
 	}
 	return &t[(addr >> 12) & 511];
 }
+
+/*
+ * Unhook the page-table page that maps the 2 MiB block around addr (its PMD
+ * entry is cleared) and return it, or NULL when there is none. The caller
+ * flushes the TLB (paging-structure caches too) before freeing it.
+ */
+struct page *pte_table_detach(phys_addr_t pgd, unsigned long addr)
+{
+	u64 *t = __va(pgd), *e = NULL;
+	phys_addr_t table;
+
+	for (int shift = 39; shift >= 21; shift -= 9) {
+		e = &t[(addr >> shift) & 511];
+		if (!(*e & _PAGE_PRESENT))
+			return NULL;
+		if (shift > 21)
+			t = __va(*e & PTE_PFN_MASK);
+	}
+	table = *e & PTE_PFN_MASK;
+	*e = 0;
+	return pfn_to_page(PHYS_PFN(table));
+}

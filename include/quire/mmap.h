@@ -79,6 +79,7 @@ struct mm_struct {
 	unsigned long mmap_base;	/* top-down search for mmap starts here */
 	cpumask_t cpus;			/* CPUs that may cache its translations */
 	atomic_long_t rss;		/* pages mapped */
+	unsigned long pgtables_freed;	/* page tables freed by munmap (tests) */
 };
 
 #define STACK_TOP	0x00007ffffffff000UL

@@ -34,6 +34,7 @@ long sys_execve(SYSCALL_ARGS);
 long sys_fork(SYSCALL_ARGS);
 long sys_clone(SYSCALL_ARGS);
 long sys_wait4(SYSCALL_ARGS);
+long sys_waitid(SYSCALL_ARGS);
 long sys_kill(SYSCALL_ARGS);
 
 long sys_fcntl(SYSCALL_ARGS);

@@ -12,6 +12,8 @@
 #include <quire/printk.h>
 #include <quire/string.h>
 #include <quire/errno.h>
+#include <quire/mmap.h>
+#include <asm/pgtable.h>
 
 extern const char user_blob_usertest[], user_blob_usertest_end[];
 
@@ -185,7 +187,47 @@ static void no_pages_lost_over_1000_processes(struct ktest *t)
 	KEXPECT_EQ(t, mm_verify(), 0);
 }
 
+/*
+ * munmap frees the page tables a range no longer needs: an address space
+ * built and faulted from the kernel (no process needed), 16 blocks of
+ * 2 MiB each touched once, then unmapped.
+ */
+static void munmap_frees_page_tables(struct ktest *t)
+{
+	const unsigned long base = 0x10000000UL, len = 16 * PMD_SIZE;
+	struct mm_struct *mm = mm_alloc();
+	unsigned long before[MAX_NUMNODES];
+	int nid;
+
+	KASSERT_TRUE(t, mm != NULL);
+	slab_shrink_all();
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		before[nid] = node_has_memory(nid) ? node_page_state(nid, NR_FREE_PAGES) : 0;
+	down_write(&mm->mmap_lock);
+	KEXPECT_EQ(t, do_mmap(mm, base, len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0), (long)base);
+	up_write(&mm->mmap_lock);
+	for (unsigned long a = base; a < base + len; a += PMD_SIZE)
+		KEXPECT_EQ(t, handle_mm_fault(mm, a + 8, FAULT_FLAG_WRITE), 0);
+	KEXPECT_TRUE(t, pte_lookup(mm->pgd, base, false) != NULL);
+	KEXPECT_EQ(t, atomic_long_read(&mm->rss), 16);
+	down_write(&mm->mmap_lock);
+	KEXPECT_EQ(t, do_munmap(mm, base, len), 0);
+	up_write(&mm->mmap_lock);
+	KEXPECT_EQ(t, mm->pgtables_freed, 16);
+	KEXPECT_TRUE(t, pte_lookup(mm->pgd, base, false) == NULL);
+	KEXPECT_EQ(t, atomic_long_read(&mm->rss), 0);
+	/* What is left of the tables (upper levels) goes with the mm. */
+	mmput(mm);
+	slab_shrink_all();
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		if (node_has_memory(nid))
+			KEXPECT_LE(t, before[nid] - node_page_state(nid, NR_FREE_PAGES), 1);
+	KEXPECT_EQ(t, mm_verify(), 0);
+}
+
 KTEST_SUITE(user,
+	    KTEST_CASE(munmap_frees_page_tables),
 	    KTEST_CASE(syscalls_and_errors),
 	    KTEST_CASE(exit_status_reaches_the_parent),
 	    KTEST_CASE(bad_accesses_kill_with_sigsegv),

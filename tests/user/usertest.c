@@ -243,6 +243,20 @@ static int fork_checks(void)
 	CHECK(wait_(pid, &status, 0) == pid && (status & 0x7f) == 9);
 	CHECK(syscall3(SYS_kill, pid, 9, 0) < 0);		/* gone */
 	CHECK(wait_(-1, &status, 0) == -ECHILD);
+
+	/* waitid: WNOWAIT leaves the zombie, then a plain waitid reaps it. */
+	pid = syscall3(SYS_fork, 0, 0, 0);
+	if (pid == 0)
+		syscall3(SYS_exit, 33, 0, 0);
+	{
+		int info[32];
+
+		CHECK(syscall6(247, 1, pid, (long)info, 4 | 0x01000000, 0, 0) == 0);
+		CHECK(info[0] == 17 && info[2] == 1 && info[4] == pid && info[6] == 33);
+		CHECK(syscall6(247, 1, pid, (long)info, 4, 0, 0) == 0 && info[6] == 33);
+		CHECK(syscall6(247, 1, pid, (long)info, 4, 0, 0) == -ECHILD);
+		CHECK(syscall6(247, 0, 0, (long)info, 0, 0, 0) == -EINVAL);	/* no WEXITED */
+	}
 	return failures;
 }
 

@@ -41,5 +41,7 @@ static inline void load_pgd(phys_addr_t pgd) { (void)pgd; }
 phys_addr_t pgd_alloc(void);
 void pgd_free(phys_addr_t pgd);
 pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc);
+/* Unhook the page table of addr's 2 MiB block (mm/pgtable.c); NULL if none. */
+struct page *pte_table_detach(phys_addr_t pgd, unsigned long addr);
 
 #endif

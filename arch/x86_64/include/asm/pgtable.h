@@ -68,6 +68,8 @@ phys_addr_t pgd_alloc(void);
 void pgd_free(phys_addr_t pgd);
 /* The PTE of addr, allocating missing tables when alloc. NULL: none, or out of memory. */
 pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc);
+/* Unhook the page table of addr's 2 MiB block (mm/pgtable.c); NULL if none. */
+struct page *pte_table_detach(phys_addr_t pgd, unsigned long addr);
 /* Load an address space on this CPU. */
 void load_pgd(phys_addr_t pgd);
 
