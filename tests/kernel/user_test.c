@@ -17,6 +17,25 @@
 
 extern const char user_blob_usertest[], user_blob_usertest_end[];
 
+/* Free pages per node, with no spare slab pages, to compare after a test. */
+static void snapshot_free(unsigned long before[MAX_NUMNODES])
+{
+	slab_shrink_all();
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		before[nid] = node_has_memory(nid) ? node_page_state(nid, NR_FREE_PAGES) : 0;
+}
+
+/* Every page is back (to within slack pages per node), and mm_verify agrees. */
+static void expect_free_back(struct ktest *t, const unsigned long before[MAX_NUMNODES],
+			     long slack)
+{
+	slab_shrink_all();
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (node_has_memory(nid))
+			KEXPECT_LE(t, (long)before[nid] - (long)node_page_state(nid, NR_FREE_PAGES), slack);
+	KEXPECT_EQ(t, mm_verify(), 0);
+}
+
 static int run(const char *mode, const void *image, size_t size)
 {
 	const char *argv[] = { "usertest", mode, NULL };
@@ -128,50 +147,35 @@ static void mprotect_and_madvise(struct ktest *t)
 static void file_and_shared_mappings(struct ktest *t)
 {
 	unsigned long before[MAX_NUMNODES];
-	int nid, status;
+	int status;
 
-	slab_shrink_all();
-	for (nid = 0; nid < MAX_NUMNODES; nid++)
-		before[nid] = node_has_memory(nid) ? node_page_state(nid, NR_FREE_PAGES) : 0;
+	snapshot_free(before);
 	status = run_usertest("filemap");
 	KEXPECT_TRUE(t, WIFEXITED(status));
 	KEXPECT_EQ(t, WEXITSTATUS(status), 0);
 	/* The file was unlinked and every mapping is gone: its page cache too. */
-	slab_shrink_all();
-	for (nid = 0; nid < MAX_NUMNODES; nid++)
-		if (node_has_memory(nid))
-			KEXPECT_EQ(t, node_page_state(nid, NR_FREE_PAGES), before[nid]);
-	KEXPECT_EQ(t, mm_verify(), 0);
+	expect_free_back(t, before, 0);
 }
 
 /* 1000 fork/exit/wait cycles inside one process; every page comes back. */
 static void no_pages_lost_over_1000_forks(struct ktest *t)
 {
 	unsigned long before[MAX_NUMNODES];
-	int nid, status;
+	int status;
 
-	slab_shrink_all();
-	for (nid = 0; nid < MAX_NUMNODES; nid++)
-		before[nid] = node_has_memory(nid) ? node_page_state(nid, NR_FREE_PAGES) : 0;
+	snapshot_free(before);
 	status = run_usertest("fork-many");
 	KEXPECT_TRUE(t, WIFEXITED(status));
 	KEXPECT_EQ(t, WEXITSTATUS(status), 0);
-	slab_shrink_all();
-	for (nid = 0; nid < MAX_NUMNODES; nid++)
-		if (node_has_memory(nid))
-			KEXPECT_EQ(t, node_page_state(nid, NR_FREE_PAGES), before[nid]);
-	KEXPECT_EQ(t, mm_verify(), 0);
+	expect_free_back(t, before, 0);
 }
 
 /* Many processes come and go; every page comes back (DESIGN.md's leak check). */
 static void no_pages_lost_over_1000_processes(struct ktest *t)
 {
 	unsigned long before[MAX_NUMNODES];
-	int nid;
 
-	slab_shrink_all();
-	for (nid = 0; nid < MAX_NUMNODES; nid++)
-		before[nid] = node_has_memory(nid) ? node_page_state(nid, NR_FREE_PAGES) : 0;
+	snapshot_free(before);
 	for (int i = 0; i < 1000; i++) {
 		int status = run_usertest("exit-3");
 
@@ -180,11 +184,7 @@ static void no_pages_lost_over_1000_processes(struct ktest *t)
 			break;
 		}
 	}
-	slab_shrink_all();
-	for (nid = 0; nid < MAX_NUMNODES; nid++)
-		if (node_has_memory(nid))
-			KEXPECT_EQ(t, node_page_state(nid, NR_FREE_PAGES), before[nid]);
-	KEXPECT_EQ(t, mm_verify(), 0);
+	expect_free_back(t, before, 0);
 }
 
 /*
@@ -197,12 +197,9 @@ static void munmap_frees_page_tables(struct ktest *t)
 	const unsigned long base = 0x10000000UL, len = 16 * PMD_SIZE;
 	struct mm_struct *mm = mm_alloc();
 	unsigned long before[MAX_NUMNODES];
-	int nid;
 
 	KASSERT_TRUE(t, mm != NULL);
-	slab_shrink_all();
-	for (nid = 0; nid < MAX_NUMNODES; nid++)
-		before[nid] = node_has_memory(nid) ? node_page_state(nid, NR_FREE_PAGES) : 0;
+	snapshot_free(before);
 	down_write(&mm->mmap_lock);
 	KEXPECT_EQ(t, do_mmap(mm, base, len, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0), (long)base);
@@ -219,11 +216,7 @@ static void munmap_frees_page_tables(struct ktest *t)
 	KEXPECT_EQ(t, atomic_long_read(&mm->rss), 0);
 	/* What is left of the tables (upper levels) goes with the mm. */
 	mmput(mm);
-	slab_shrink_all();
-	for (nid = 0; nid < MAX_NUMNODES; nid++)
-		if (node_has_memory(nid))
-			KEXPECT_LE(t, before[nid] - node_page_state(nid, NR_FREE_PAGES), 1);
-	KEXPECT_EQ(t, mm_verify(), 0);
+	expect_free_back(t, before, 0);	/* the mm's own pages come back too */
 }
 
 KTEST_SUITE(user,
