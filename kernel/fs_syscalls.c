@@ -60,22 +60,30 @@ static long dirfd_inode(int dirfd, struct file **held, struct inode **dir)
 	return 0;
 }
 
+/* The file behind fd and a bounce buffer for moving len bytes at ubuf: 0 or -errno. */
+static long rw_begin(u64 fd, u64 ubuf, u64 len, struct file **f, char **bounce)
+{
+	if (!access_ok((void *)ubuf, len))
+		return -EFAULT;
+	*f = fget(files(), (int)fd);
+	if (!*f)
+		return -EBADF;
+	*bounce = kmalloc(BOUNCE, GFP_KERNEL);
+	if (!*bounce) {
+		fput(*f);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 long sys_read(u64 fd, u64 ubuf, u64 len, u64 a3, u64 a4, u64 a5)
 {
 	struct file *f;
 	char *bounce;
-	long done = 0;
+	long done = rw_begin(fd, ubuf, len, &f, &bounce);
 
-	if (!access_ok((void *)ubuf, len))
-		return -EFAULT;
-	f = fget(files(), (int)fd);
-	if (!f)
-		return -EBADF;
-	bounce = kmalloc(BOUNCE, GFP_KERNEL);
-	if (!bounce) {
-		fput(f);
-		return -ENOMEM;
-	}
+	if (done)
+		return done;
 	while ((u64)done < len) {
 		ssize_t n = vfs_read(f, bounce, min(len - done, (u64)BOUNCE), NULL);
 
@@ -101,18 +109,10 @@ long sys_write(u64 fd, u64 ubuf, u64 len, u64 a3, u64 a4, u64 a5)
 {
 	struct file *f;
 	char *bounce;
-	long done = 0;
+	long done = rw_begin(fd, ubuf, len, &f, &bounce);
 
-	if (!access_ok((void *)ubuf, len))
-		return -EFAULT;
-	f = fget(files(), (int)fd);
-	if (!f)
-		return -EBADF;
-	bounce = kmalloc(BOUNCE, GFP_KERNEL);
-	if (!bounce) {
-		fput(f);
-		return -ENOMEM;
-	}
+	if (done)
+		return done;
 	while ((u64)done < len) {
 		size_t chunk = min(len - done, (u64)BOUNCE);
 		ssize_t n;

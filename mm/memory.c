@@ -35,8 +35,8 @@ static bool is_zero_pfn(unsigned long pfn)
 	return zero_page && pfn == page_to_pfn(zero_page);
 }
 
-/* A page becomes mapped by one more PTE / one fewer (rmap proper: the folio issue). */
-static void page_add_anon_map(struct page *page)
+/* A page (anonymous or page cache) gains or loses one PTE (the batched rmap: the folio issue). */
+static void page_add_map(struct page *page)
 {
 	atomic_inc(&page->_mapcount);
 }
@@ -126,7 +126,7 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned
 	} else if (!pte_present(*pte)) {
 		*pte = new;
 		if (map != zero_page) {
-			page_add_anon_map(map);		/* the mapping keeps our reference */
+			page_add_map(map);		/* the mapping keeps our reference */
 			atomic_long_inc(&mm->rss);
 			copy = NULL;
 			folio = NULL;
@@ -209,7 +209,7 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 			*pte = old | _PAGE_RW | _PAGE_DIRTY;
 		} else {
 			memcpy(page_address(page), page_address(shared), PAGE_SIZE);
-			page_add_anon_map(page);
+			page_add_map(page);
 			*pte = pfn_pte(page_to_pfn(page), true, vma->vm_flags & VM_EXEC);
 			page = NULL;
 			page_remove_map(shared);
@@ -218,7 +218,7 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 		flush_needed = true;
 		goto out;
 	}
-	page_add_anon_map(page);
+	page_add_map(page);
 	*pte = pfn_pte(page_to_pfn(page), true, vma->vm_flags & VM_EXEC);
 	atomic_long_inc(&mm->rss);
 	page = NULL;
@@ -380,7 +380,7 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 				continue;
 			page = pfn_to_page(pte_pfn(*src));
 			folio_get(page_folio(page));
-			page_add_anon_map(page);
+			page_add_map(page);
 			atomic_long_inc(&mm->rss);
 		}
 		spin_unlock(&old->page_table_lock);
