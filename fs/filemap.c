@@ -11,6 +11,7 @@
  * mapped somewhere outlives its file but is known to be truncated.
  */
 #include <quire/pagemap.h>
+#include <quire/mm_internal.h>
 #include <quire/mm.h>
 #include <quire/string.h>
 #include <quire/errno.h>
@@ -22,6 +23,8 @@ void address_space_init(struct address_space *mapping, struct inode *host)
 	spin_lock_init(&mapping->i_pages_lock);
 	INIT_RADIX_TREE(&mapping->i_pages);
 	mapping->nrpages = 0;
+	init_rwsem(&mapping->i_mmap_rwsem);
+	INIT_LIST_HEAD(&mapping->i_mmap);
 }
 
 struct folio *filemap_get_folio(struct address_space *mapping, unsigned long index)
@@ -106,6 +109,8 @@ void truncate_inode_pages(struct address_space *mapping, loff_t start)
 			folio_put(folio);
 		}
 	}
+	/* Mappings of the pages that go are zapped first (mm/zap.c). */
+	unmap_mapping_pages(mapping, index);
 	while ((folio = remove_next(mapping, &index))) {
 		mapping->host->i_blocks -= PAGE_SIZE / 512;
 		folio_put(folio);

@@ -138,8 +138,8 @@ static int load_segments(struct mm_struct *mm, const u8 *img, const struct elf64
 			(ph[i].p_flags & PF_X ? VM_EXEC : 0);
 		down_write(&mm->mmap_lock);
 		find_vma(mm, start)->vm_flags = flags;
+		change_protection(find_vma(mm, start), start, end);
 		up_write(&mm->mmap_lock);
-		change_protection(mm, start, end, flags);
 		*brk = max(*brk, end);
 	}
 	return 0;

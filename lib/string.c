@@ -100,6 +100,16 @@ char *strchr(const char *s, int c)
 	}
 }
 
+void *memchr(const void *s, int c, size_t n)
+{
+	const unsigned char *p = s;
+
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == (unsigned char)c)
+			return (void *)(p + i);
+	return NULL;
+}
+
 char *strrchr(const char *s, int c)
 {
 	const char *last = NULL;

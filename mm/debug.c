@@ -1,6 +1,6 @@
 /*
  * mm_verify(): walk every node's memmap and free lists and check DESIGN.md's
- * invariants 1 and 2 (the later mm issues add 3-7):
+ * invariants 1 and 2 here, then 3, 4, 6 and 7 (user mappings: debug_rmap.c):
  *   1. every frame is exactly one of free (inside a buddy block), allocated
  *      (inside a folio) or reserved; free blocks are aligned, disjoint and on
  *      their node; per node free + allocated + reserved = present, and the
@@ -203,6 +203,8 @@ int mm_verify(void)
 		verify_node(&v, nid);
 		problems += v.problems;
 	}
+	mm_verify_reset_reports();
+	problems += mm_verify_mappings();
 	if (problems)
 		pr_err("%d problem(s) found\n", problems);
 	return problems;

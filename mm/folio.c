@@ -30,5 +30,5 @@ _Static_assert(sizeof(struct folio) == 2 * sizeof(struct page),
 /* Page 1's folio fields must sit in the tail words a tail page leaves free. */
 _Static_assert(offsetof(struct folio, _large_mapcount) >=
 	       sizeof(struct page) + offsetof(struct page, _tail_fields), "folio fields overlap compound_head");
-_Static_assert(offsetof(struct folio, _folio_private_1) + sizeof(unsigned long) <=
+_Static_assert(offsetof(struct folio, _mm_owner) + sizeof(unsigned long) <=
 	       sizeof(struct page) + offsetof(struct page, _mapcount), "folio fields overlap _mapcount");

@@ -1,16 +1,24 @@
 /*
- * The user fault path and page-range teardown (docs/mm/faults.md):
+ * The user fault path (docs/mm/faults.md, docs/mm/thp.md):
  *   - a read of an anonymous page never touched maps the shared zero page,
  *     read-only;
- *   - a write to an untouched page, or to the zero page, maps a new zeroed
- *     page from the faulting CPU's node;
+ *   - a write to an untouched anonymous page maps a new zeroed folio of the
+ *     largest enabled order that fits (a 2 MiB folio by one PMD, or a
+ *     16 KiB..1 MiB folio by a run of PTEs), falling back order by order
+ *     down to one page;
+ *   - a write to a read-only anonymous page reuses it when this process is
+ *     its only user, and copies the one page otherwise (copy-on-write);
+ *   - file pages come from the page cache;
  *   - anything outside a VMA, or against its permissions, is -EFAULT, which
  *     the caller turns into SIGSEGV.
- * Copy-on-write of shared private pages arrives with fork; large folios and
- * the batched rmap with the folio issue.
+ * Unmapping is in zap.c, fork's copy in fork_copy.c, mprotect in
+ * mprotect.c, PMD mappings and splitting in huge_memory.c.
  */
 #include <quire/mmap.h>
 #include <quire/mm.h>
+#include <quire/mm_internal.h>
+#include <quire/rmap.h>
+#include <quire/huge_mm.h>
 #include <quire/numa.h>
 #include <quire/smp.h>
 #include <quire/errno.h>
@@ -30,20 +38,48 @@ void zero_page_init(void)
 		panic("no memory for the zero page");
 }
 
-static bool is_zero_pfn(unsigned long pfn)
+bool is_zero_pfn(unsigned long pfn)
 {
 	return zero_page && pfn == page_to_pfn(zero_page);
 }
 
-/* A page (anonymous or page cache) gains or loses one PTE (the batched rmap: the folio issue). */
-static void page_add_map(struct page *page)
+void pte_lock(struct mm_struct *mm)
 {
-	atomic_inc(&page->_mapcount);
+	spin_lock(&mm->page_table_lock);
+	count_mm_cost(MM_COST_PTL_ACQUIRE);
 }
 
-static void page_remove_map(struct page *page)
+void pte_unlock(struct mm_struct *mm)
 {
-	atomic_dec(&page->_mapcount);
+	spin_unlock(&mm->page_table_lock);
+}
+
+void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	count_mm_cost(MM_COST_TLB_FLUSHES);
+	flush_tlb_mask_range(__atomic_load_n(&mm->cpus, __ATOMIC_ACQUIRE), start, end);
+}
+
+/* Bits that may differ inside one batch: hardware sets them page by page. */
+#define PTE_BATCH_IGNORE	(_PAGE_ACCESSED | _PAGE_DIRTY)
+
+int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr)
+{
+	unsigned long folio_end = folio_pfn(folio) + folio_nr_pages(folio);
+	pte_t expect = pte & ~PTE_BATCH_IGNORE;
+	int nr = 1;
+
+	if (!rmap_batching || !folio_test_large(folio))
+		return 1;
+	if ((unsigned long)max_nr > folio_end - pte_pfn(pte))
+		max_nr = (int)(folio_end - pte_pfn(pte));
+	while (nr < max_nr) {
+		expect += PAGE_SIZE;	/* the next page's frame, same bits */
+		if ((ptep[nr] & ~PTE_BATCH_IGNORE) != expect)
+			break;
+		nr++;
+	}
+	return nr;
 }
 
 static bool vma_allows(const struct vm_area_struct *vma, unsigned int flags)
@@ -60,26 +96,45 @@ static struct vm_area_struct *expand_stack(struct mm_struct *mm, unsigned long a
 {
 	struct vm_area_struct *vma = find_vma(mm, addr);
 	struct vm_area_struct *prev;
+	unsigned long start = ALIGN_DOWN(addr, PAGE_SIZE);
 
 	if (!vma || !(vma->vm_flags & VM_GROWSDOWN) || addr >= vma->vm_start)
 		return vma && addr >= vma->vm_start ? vma : NULL;
-	if (vma->vm_end - ALIGN_DOWN(addr, PAGE_SIZE) > STACK_SIZE_MAX)
+	if (vma->vm_end - start > STACK_SIZE_MAX)
 		return NULL;
 	/* Keep a guard gap of one page above the previous mapping. */
 	prev = vma->vm_list.prev != &mm->vmas ?
 	       list_entry(vma->vm_list.prev, struct vm_area_struct, vm_list) : NULL;
-	if (prev && ALIGN_DOWN(addr, PAGE_SIZE) < prev->vm_end + PAGE_SIZE)
+	if (prev && start < prev->vm_end + PAGE_SIZE)
 		return NULL;
-	vma->vm_start = ALIGN_DOWN(addr, PAGE_SIZE);
+	/* Anonymous page offsets stay tied to addresses (folio->index). */
+	vma->vm_pgoff -= (vma->vm_start - start) >> PAGE_SHIFT;
+	vma->vm_start = start;
 	return vma;
+}
+
+static pte_t mk_pte(struct vm_area_struct *vma, struct page *page, bool write)
+{
+	return pfn_pte(page_to_pfn(page), write, vma->vm_flags & VM_EXEC);
+}
+
+/* A new order-0 anonymous folio, zeroed or a copy of src. */
+static struct folio *alloc_anon_page(struct page *src)
+{
+	struct folio *folio = folio_alloc((src ? 0 : __GFP_ZERO) | __GFP_MOVABLE, 0,
+					  numa_node_id());
+
+	if (folio && src)
+		memcpy(folio_address(folio), page_address(src), PAGE_SIZE);
+	return folio;
 }
 
 /*
  * A fault on a file VMA's page that is not mapped yet. Shared mappings map
  * the page-cache folio itself (created when missing, with the file's lock);
- * private ones map it read-only for reading, or take a private copy for
- * writing; a hole read privately maps the zero page. Past the end of the
- * file is -EIO (SIGBUS). mmap_lock is held for reading.
+ * private ones map it read-only for reading, or take a private (anonymous)
+ * copy for writing; a hole read privately maps the zero page. Past the end
+ * of the file is -EIO (SIGBUS). mmap_lock is held for reading.
  */
 static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr,
 		      bool write)
@@ -88,13 +143,14 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned
 	struct address_space *mapping = vma->vm_file->f_mapping;
 	unsigned long idx = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	bool shared = vma->vm_flags & VM_SHARED;
-	struct folio *folio;
-	struct page *copy = NULL, *map;
-	pte_t *pte, new;
+	struct folio *folio, *copy = NULL;
+	pte_t *pte;
 	int ret = 0;
 
 	if ((loff_t)idx << PAGE_SHIFT >= READ_ONCE(inode->i_size))
 		return -EIO;
+	if (write && !shared && anon_vma_prepare(vma))
+		return -ENOMEM;
 	folio = filemap_get_folio(mapping, idx);
 	if (!folio && (shared || write)) {
 		mutex_lock(&inode->i_mutex);
@@ -104,50 +160,249 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned
 			return -ENOMEM;
 	}
 	if (write && !shared) {
-		copy = alloc_pages_node(numa_node_id(), __GFP_ZERO | __GFP_MOVABLE, 0);
-		if (!copy) {
-			if (folio)
-				folio_put(folio);
+		copy = alloc_anon_page(folio_page(folio, 0));
+		folio_put(folio);
+		folio = NULL;
+		if (!copy)
 			return -ENOMEM;
-		}
-		if (folio) {
-			memcpy(page_address(copy), folio_address(folio), PAGE_SIZE);
-			folio_put(folio);
-			folio = NULL;
-		}
 	}
-	map = copy ? copy : folio ? folio_page(folio, 0) : zero_page;
-	new = pfn_pte(page_to_pfn(map), (copy || (shared && (vma->vm_flags & VM_WRITE))),
-		      vma->vm_flags & VM_EXEC);
-	spin_lock(&mm->page_table_lock);
+	pte_lock(mm);
 	pte = pte_lookup(mm->pgd, addr, true);
 	if (!pte) {
 		ret = -ENOMEM;
 	} else if (!pte_present(*pte)) {
-		*pte = new;
-		if (map != zero_page) {
-			page_add_map(map);		/* the mapping keeps our reference */
-			atomic_long_inc(&mm->rss);
-			copy = NULL;
+		if (copy) {
+			*pte = mk_pte(vma, folio_page(copy, 0), true);
+			folio_add_new_anon_rmap(copy, vma, addr, RMAP_EXCLUSIVE);
+			copy = NULL;		/* the mapping keeps our reference */
+		} else if (folio) {
+			*pte = mk_pte(vma, folio_page(folio, 0), shared && (vma->vm_flags & VM_WRITE));
+			folio_add_file_rmap_pte(folio, folio_page(folio, 0), vma);
 			folio = NULL;
+		} else {
+			*pte = mk_pte(vma, zero_page, false);
 		}
+		if (*pte && !is_zero_pfn(pte_pfn(*pte)))
+			atomic_long_inc(&mm->rss);
 	}
-	spin_unlock(&mm->page_table_lock);
+	pte_unlock(mm);
 	if (copy)
-		__free_pages(copy, 0);
+		folio_put(copy);
 	if (folio)
 		folio_put(folio);
 	return ret;
 }
 
+/* Are the nr PTEs from pte on all empty? */
+static bool ptes_none(pte_t *pte, unsigned long nr)
+{
+	for (unsigned long i = 0; i < nr; i++)
+		if (pte[i])
+			return false;
+	return true;
+}
+
+/*
+ * The largest allowed order below PMD size whose naturally aligned block
+ * around addr lies in the VMA, with every PTE empty, and can be allocated
+ * on this node; order 0 last (any node). Counts each order's success or
+ * fallback. NULL: no memory at all.
+ */
+static struct folio *alloc_anon_folio(struct vm_area_struct *vma, unsigned long addr,
+				      pte_t *pte0)
+{
+	unsigned long orders = thp_vma_allowable_orders(vma->vm_flags) &
+			       ((1UL << HPAGE_PMD_ORDER) - 1);
+
+	for (int order = HPAGE_PMD_ORDER - 1; order >= THP_ORDER_MIN; order--) {
+		unsigned long nr = 1UL << order, start = ALIGN_DOWN(addr, PAGE_SIZE * nr);
+		struct folio *folio;
+
+		if (!(orders & (1UL << order)))
+			continue;
+		if (start < vma->vm_start || start + PAGE_SIZE * nr > vma->vm_end ||
+		    !ptes_none(pte0 - ((addr - start) >> PAGE_SHIFT), nr))
+			continue;
+		folio = folio_alloc(__GFP_ZERO | __GFP_MOVABLE | __GFP_THISNODE | __GFP_NOWARN,
+				    order, numa_node_id());
+		if (folio) {
+			count_mthp_stat(order, MTHP_STAT_ANON_FAULT_ALLOC);
+			return folio;
+		}
+		count_mthp_stat(order, MTHP_STAT_ANON_FAULT_FALLBACK);
+	}
+	return alloc_anon_page(NULL);
+}
+
+/* A write to an anonymous page not mapped yet: a new folio. */
+static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr)
+{
+	struct folio *folio;
+	unsigned long nr, start;
+	pte_t *pte;
+	int ret = 0;
+
+	if (anon_vma_prepare(vma))
+		return -ENOMEM;
+	/* Peek at the page table to choose an order (rechecked under the lock). */
+	pte = pte_lookup(mm->pgd, addr, true);
+	if (!pte)
+		return -ENOMEM;
+	folio = alloc_anon_folio(vma, addr, pte);
+	if (!folio)
+		return -ENOMEM;
+	nr = folio_nr_pages(folio);
+	start = ALIGN_DOWN(addr, PAGE_SIZE * nr);
+	pte_lock(mm);
+	pte = pte_lookup(mm->pgd, start, false);
+	if (pte && ptes_none(pte, nr)) {
+		pte_t entry = mk_pte(vma, folio_page(folio, 0), true);
+
+		for (unsigned long i = 0; i < nr; i++)
+			pte[i] = entry + (i << PAGE_SHIFT);
+		if (nr > 1)
+			folio_ref_add(folio, (int)nr - 1);	/* one reference per PTE */
+		folio_add_new_anon_rmap(folio, vma, start, RMAP_EXCLUSIVE);
+		atomic_long_add(nr, &mm->rss);
+		folio = NULL;
+	} else if (!pte) {
+		ret = -ENOMEM;
+	}
+	pte_unlock(mm);
+	if (folio)
+		folio_put(folio);	/* someone else filled the range */
+	return ret;
+}
+
+/*
+ * A write to a present, read-only PTE of a writable private VMA. An
+ * anonymous page this process owns alone (PageAnonExclusive, or a folio
+ * with no other user) becomes writable in place; for a large folio owned
+ * alone, its whole run of PTEs here does in one go. Anything else (a page
+ * shared since fork, a page-cache page, the zero page) is copied to a new
+ * page. Page-table lock held; returns with it held. *old_out: the folio
+ * whose reference the caller drops after the TLB flush.
+ */
+static int do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte,
+		      struct folio *copy, struct folio **old_out)
+{
+	unsigned long pfn = pte_pfn(*pte);
+	struct page *page = is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
+	struct folio *folio = page ? page_folio(page) : NULL;
+
+	if (folio && folio_test_anon(folio)) {
+		if (PageAnonExclusive(page)) {
+			*pte |= _PAGE_RW | _PAGE_DIRTY;
+			return 0;
+		}
+		if (!folio_maybe_mapped_shared(folio) && !folio_maybe_dma_pinned(folio) &&
+		    folio_ref_count(folio) == folio_mapcount(folio)) {
+			/* Ours alone: every PTE of the folio in this run becomes writable. */
+			unsigned long first = addr - ((page - folio_page(folio, 0)) << PAGE_SHIFT);
+			pte_t *p = pte - (page - folio_page(folio, 0));
+			int nr = 1;
+
+			if (folio_test_large(folio) && first >= vma->vm_start &&
+			    ALIGN_DOWN(first, PMD_SIZE) == ALIGN_DOWN(addr, PMD_SIZE) &&
+			    first + folio_size(folio) <= vma->vm_end && pte_pfn(*p) == folio_pfn(folio))
+				nr = folio_pte_batch(folio, p, *p, (int)folio_nr_pages(folio));
+			if (nr < (int)folio_nr_pages(folio)) {
+				p = pte;
+				nr = 1;
+				first = addr;
+			}
+			for (int i = 0; i < nr; i++) {
+				p[i] |= _PAGE_RW | _PAGE_DIRTY;
+				SetPageAnonExclusive(pfn_to_page(pte_pfn(p[i])));
+			}
+			return 0;
+		}
+	}
+	if (!copy)
+		return -EAGAIN;		/* the caller allocates and comes back */
+	if (page)
+		memcpy(folio_address(copy), page_address(page), PAGE_SIZE);
+	else
+		memset(folio_address(copy), 0, PAGE_SIZE);
+	*pte = mk_pte(vma, folio_page(copy, 0), true);
+	folio_add_new_anon_rmap(copy, vma, addr & PAGE_MASK, RMAP_EXCLUSIVE);
+	if (folio) {
+		folio_remove_rmap_pte(folio, page, vma);
+		*old_out = folio;	/* its reference goes after the flush */
+	} else {
+		atomic_long_inc(&vma->vm_mm->rss);	/* the zero page was not counted */
+	}
+	return 1;
+}
+
+/* The PTE-level fault on an anonymous (or private file COW) page. */
+static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma,
+			    unsigned long addr, bool write)
+{
+	struct folio *copy = NULL, *old = NULL;
+	bool flush = false;
+	pte_t *pte;
+	int ret = 0;
+
+	if (!write) {
+		pte_lock(mm);
+		pte = pte_lookup(mm->pgd, addr, true);
+		if (!pte)
+			ret = -ENOMEM;
+		else if (!*pte)
+			*pte = mk_pte(vma, zero_page, false);
+		pte_unlock(mm);
+		return ret;
+	}
+	pte = pte_lookup(mm->pgd, addr, false);	/* a peek: rechecked under the lock */
+	if (!pte || !pte_present(*pte))
+		return do_anonymous_page(mm, vma, addr);
+	for (;;) {
+		pte_lock(mm);
+		pte = pte_lookup(mm->pgd, addr, false);
+		if (!pte || !pte_present(*pte) || pte_write(*pte)) {
+			pte_unlock(mm);
+			break;		/* resolved meanwhile, or unmapped: retry from the top */
+		}
+		ret = do_wp_page(vma, addr, pte, copy, &old);
+		pte_unlock(mm);
+		if (ret == -EAGAIN && !copy) {
+			if (anon_vma_prepare(vma))
+				return -ENOMEM;
+			copy = alloc_anon_page(NULL);
+			if (!copy)
+				return -ENOMEM;
+			continue;
+		}
+		if (ret == 1)
+			copy = NULL;
+		flush = true;
+		ret = 0;
+		break;
+	}
+	if (flush)
+		flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
+	if (copy)
+		folio_put(copy);
+	if (old)
+		folio_put(old);
+	return ret;
+}
+
+/* Is a 2 MiB PMD fault possible here: anonymous private, allowed, aligned inside the VMA? */
+static bool pmd_fault_allowed(struct vm_area_struct *vma, unsigned long addr)
+{
+	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
+
+	return !vma->vm_file && haddr >= vma->vm_start && haddr + PMD_SIZE <= vma->vm_end &&
+	       (thp_vma_allowable_orders(vma->vm_flags) & (1UL << HPAGE_PMD_ORDER));
+}
+
 int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags)
 {
 	struct vm_area_struct *vma;
-	struct page *page;
-	pte_t *pte, old;
 	bool write = flags & FAULT_FLAG_WRITE;
-	struct page *cow_drop = NULL;
-	bool flush_needed = false;
+	pte_t *pmd, *p;
 	int ret = 0;
 
 	if (addr >= USER_TOP)
@@ -160,242 +415,40 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 		up_read(&mm->mmap_lock);
 		return -EFAULT;
 	}
-	if (vma->vm_file) {
-		pte_t *p = pte_lookup(mm->pgd, addr, false);	/* a peek: rechecked under the lock */
-
-		if (!p || !pte_present(*p)) {
-			ret = file_fault(mm, vma, addr, write);
-			up_read(&mm->mmap_lock);
-			return ret;
-		}
-		if (write && (vma->vm_flags & VM_SHARED)) {
-			spin_lock(&mm->page_table_lock);
-			*p |= _PAGE_RW | _PAGE_DIRTY;		/* the page-cache page itself */
-			spin_unlock(&mm->page_table_lock);
-			up_read(&mm->mmap_lock);
-			flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
-			return 0;
-		}
-		/* A private write to a present page: the copy-on-write below. */
-	}
-	/* Allocate before taking the page-table lock: it is a spinlock. */
-	page = write ? alloc_pages_node(numa_node_id(), __GFP_ZERO | __GFP_MOVABLE, 0) : NULL;
-	if (write && !page) {
-		up_read(&mm->mmap_lock);
-		return -ENOMEM;
-	}
-	spin_lock(&mm->page_table_lock);
-	pte = pte_lookup(mm->pgd, addr, true);
-	if (!pte) {
+	pmd = pmd_lookup(mm->pgd, addr, true);
+	if (!pmd) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	old = *pte;
-	if (pte_present(old) && (!write || pte_write(old)))
-		goto out;			/* someone else resolved it */
-	if (!write) {
-		*pte = pfn_pte(page_to_pfn(zero_page), false, vma->vm_flags & VM_EXEC);
-		goto out;
+	if (!*pmd && write && pmd_fault_allowed(vma, addr)) {
+		ret = do_huge_pmd_anonymous_page(vma, addr);
+		if (ret <= 0)
+			goto out;
+		ret = 0;	/* fall back to PTEs */
 	}
-	if (pte_present(old) && !is_zero_pfn(pte_pfn(old))) {
-		/*
-		 * A write to a present, read-only page of a writable VMA: the page
-		 * is shared copy-on-write since a fork. If this is its only
-		 * mapping, take it back; otherwise copy it.
-		 */
-		struct page *shared = pfn_to_page(pte_pfn(old));
-
-		if (atomic_read(&shared->_mapcount) == 0 && page_count(shared) == 1) {
-			*pte = old | _PAGE_RW | _PAGE_DIRTY;
-		} else {
-			memcpy(page_address(page), page_address(shared), PAGE_SIZE);
-			page_add_map(page);
-			*pte = pfn_pte(page_to_pfn(page), true, vma->vm_flags & VM_EXEC);
-			page = NULL;
-			page_remove_map(shared);
-			cow_drop = shared;	/* its reference goes after the flush */
+	if (pmd_leaf(*pmd)) {
+		if (write && !pte_write(*pmd) && do_huge_pmd_wp_page(vma, addr) == 0)
+			goto out;
+		if (pmd_leaf(*pmd))
+			goto out;	/* a read of a present PMD: nothing to do */
+	}
+	if (vma->vm_file) {
+		p = pte_lookup(mm->pgd, addr, false);	/* a peek: rechecked under the lock */
+		if (!p || !pte_present(*p)) {
+			ret = file_fault(mm, vma, addr, write);
+			goto out;
 		}
-		flush_needed = true;
-		goto out;
+		if (write && (vma->vm_flags & VM_SHARED)) {
+			pte_lock(mm);
+			*p |= _PAGE_RW | _PAGE_DIRTY;		/* the page-cache page itself */
+			pte_unlock(mm);
+			flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
+			goto out;
+		}
+		/* A private write to a present page: copy-on-write below. */
 	}
-	page_add_map(page);
-	*pte = pfn_pte(page_to_pfn(page), true, vma->vm_flags & VM_EXEC);
-	atomic_long_inc(&mm->rss);
-	page = NULL;
-	flush_needed = pte_present(old);
+	ret = handle_pte_fault(mm, vma, addr, write);
 out:
-	spin_unlock(&mm->page_table_lock);
-	/* Outside the page-table lock: a shootdown waits for other CPUs. */
-	if (flush_needed)
-		flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
 	up_read(&mm->mmap_lock);
-	if (page)
-		__free_pages(page, 0);
-	if (cow_drop)
-		__free_pages(cow_drop, 0);
 	return ret;
-}
-
-/*
- * Unmapping gathers the pages it unmapped in a batch: they may only be
- * freed once no CPU can still reach them through a stale TLB entry, so a
- * full batch (or the end) is one shootdown, then the frees. (An array, not
- * a list through page->lru: a page-cache page may be mapped twice.)
- */
-#define GATHER_BATCH 256
-
-struct mmu_gather {
-	struct mm_struct *mm;
-	unsigned long start, end;
-	unsigned int nr;
-	bool flush;
-	struct page *pages[GATHER_BATCH];
-};
-
-static void tlb_flush_and_free(struct mmu_gather *tlb)
-{
-	if (tlb->flush)
-		flush_tlb_mm_range(tlb->mm, tlb->start, tlb->end);
-	for (unsigned int i = 0; i < tlb->nr; i++)
-		__free_pages(tlb->pages[i], 0);
-	tlb->nr = 0;
-	tlb->flush = false;
-}
-
-void unmap_region(struct mm_struct *mm, unsigned long start, unsigned long end)
-{
-	struct mmu_gather *tlb = kmalloc(sizeof(*tlb), GFP_KERNEL);
-	struct mmu_gather fallback;
-
-	if (!tlb) {
-		tlb = &fallback;	/* small enough for the stack in a pinch */
-	}
-	tlb->mm = mm;
-	tlb->start = start;
-	tlb->end = end;
-	tlb->nr = 0;
-	tlb->flush = false;
-	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE) {
-		pte_t *pte;
-		struct page *page = NULL;
-
-		spin_lock(&mm->page_table_lock);
-		pte = pte_lookup(mm->pgd, addr, false);
-		if (pte && pte_has_page(*pte)) {
-			page = pfn_to_page(pte_pfn(*pte));
-			*pte = 0;
-			tlb->flush = true;
-			if (page && is_zero_pfn(page_to_pfn(page)))
-				page = NULL;
-			if (page) {
-				page_remove_map(page);
-				atomic_long_dec(&mm->rss);
-				tlb->pages[tlb->nr++] = page;
-			}
-		}
-		spin_unlock(&mm->page_table_lock);
-		if (tlb->nr == GATHER_BATCH)
-			tlb_flush_and_free(tlb);
-	}
-	tlb_flush_and_free(tlb);
-	if (tlb != &fallback)
-		kfree(tlb);
-}
-
-void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end)
-{
-	flush_tlb_mask_range(__atomic_load_n(&mm->cpus, __ATOMIC_ACQUIRE), start, end);
-}
-
-/*
- * Give the PTEs of [start, end) that hold a page the protection of vm_flags:
- * writable only with VM_WRITE (and never the shared zero page), executable
- * only with VM_EXEC, and not present at all without any access (PROT_NONE:
- * the page is kept, marked _PAGE_PROTNONE). One TLB flush for the range
- * when anything changed.
- */
-void change_protection(struct mm_struct *mm, unsigned long start, unsigned long end,
-		       unsigned long vm_flags)
-{
-	bool changed = false;
-
-	spin_lock(&mm->page_table_lock);
-	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE) {
-		pte_t *pte = pte_lookup(mm->pgd, addr, false);
-		pte_t new;
-
-		if (!pte || !pte_has_page(*pte))
-			continue;
-		new = pfn_pte(pte_pfn(*pte), (vm_flags & VM_WRITE) && !is_zero_pfn(pte_pfn(*pte)),
-			      vm_flags & VM_EXEC);
-		if (!(vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
-			new = (new & ~(_PAGE_PRESENT | _PAGE_RW)) | _PAGE_PROTNONE;
-		if (new != *pte) {
-			*pte = new;
-			changed = true;
-		}
-	}
-	spin_unlock(&mm->page_table_lock);
-	if (changed)
-		flush_tlb_mm_range(mm, start, end);
-}
-
-/*
- * fork: a copy of the address space. Every VMA is copied; every present
- * page is shared: one more mapping and one more reference, and in private
- * writable VMAs both sides lose write access, so the first write on either
- * side copies (the fault path above). One TLB flush for the parent at the end.
- */
-struct mm_struct *dup_mm(struct mm_struct *old)
-{
-	struct mm_struct *mm = mm_alloc();
-	struct vm_area_struct *v;
-	int err = 0;
-
-	if (!mm)
-		return NULL;
-	down_write(&old->mmap_lock);
-	list_for_each_entry(v, &old->vmas, vm_list) {
-		if (v->vm_flags & VM_DONTCOPY)
-			continue;		/* MADV_DONTFORK: the child has a hole here */
-		err = insert_vma_file(mm, v->vm_start, v->vm_end, v->vm_flags, v->vm_file, v->vm_pgoff);
-		if (err)
-			break;
-		spin_lock(&old->page_table_lock);
-		for (unsigned long addr = v->vm_start; addr < v->vm_end && !err; addr += PAGE_SIZE) {
-			pte_t *src = pte_lookup(old->pgd, addr, false), *dst;
-			struct page *page;
-
-			if (!src || !pte_has_page(*src))
-				continue;
-			dst = pte_lookup(mm->pgd, addr, true);
-			if (!dst) {
-				err = -ENOMEM;
-				break;
-			}
-			if (!(v->vm_flags & VM_SHARED))
-				*src &= ~_PAGE_RW;
-			*dst = *src;
-			if (is_zero_pfn(pte_pfn(*src)))
-				continue;
-			page = pfn_to_page(pte_pfn(*src));
-			folio_get(page_folio(page));
-			page_add_map(page);
-			atomic_long_inc(&mm->rss);
-		}
-		spin_unlock(&old->page_table_lock);
-		if (err)
-			break;
-	}
-	mm->start_brk = old->start_brk;
-	mm->brk = old->brk;
-	mm->start_stack = old->start_stack;
-	mm->mmap_base = old->mmap_base;
-	up_write(&old->mmap_lock);
-	flush_tlb_mm_range(old, 0, USER_TOP);
-	if (err) {
-		mmput(mm);
-		return NULL;
-	}
-	return mm;
 }

@@ -14,7 +14,12 @@
 #include <quire/string.h>
 #include <quire/printk.h>
 #include <quire/fs.h>
+#include <quire/rmap.h>
+#include <quire/mm_internal.h>
 #include <asm/pgtable.h>
+
+LIST_HEAD(mm_list);
+DEFINE_SPINLOCK(mm_list_lock);
 
 struct mm_struct *mm_alloc(void)
 {
@@ -32,6 +37,10 @@ struct mm_struct *mm_alloc(void)
 	spin_lock_init(&mm->page_table_lock);
 	atomic_set(&mm->mm_users, 1);
 	mm->mmap_base = MMAP_BASE;
+	INIT_LIST_HEAD(&mm->pmd_huge_pte);
+	spin_lock(&mm_list_lock);
+	list_add_tail(&mm->mm_list, &mm_list);
+	spin_unlock(&mm_list_lock);
 	return mm;
 }
 
@@ -84,8 +93,11 @@ static void remove_vma(struct vm_area_struct *v)
 {
 	struct mm_struct *mm = v->vm_mm;
 
-	if (v->vm_file)
+	unlink_anon_vmas(v);
+	if (v->vm_file) {
+		vma_unlink_file(v);
 		fput(v->vm_file);
+	}
 	list_del(&v->vm_list);
 	mm->map_count--;
 	kfree(v);
@@ -98,10 +110,19 @@ void mmput(struct mm_struct *mm)
 
 	if (!atomic_dec_and_test(&mm->mm_users))
 		return;
+#ifdef DEBUG_MM
+	if (mm_verify_mm(mm))
+		pr_err("mm %p failed mm_verify at exit\n", mm);
+#endif
 	list_for_each_entry_safe(v, n, &mm->vmas, vm_list) {
-		unmap_region(mm, v->vm_start, v->vm_end);
+		unmap_region(v, v->vm_start, v->vm_end);
 		remove_vma(v);
 	}
+	if (mm->nr_deposited)
+		pr_err("mm %p: %lu page tables still deposited at exit\n", mm, mm->nr_deposited);
+	spin_lock(&mm_list_lock);
+	list_del(&mm->mm_list);
+	spin_unlock(&mm_list_lock);
 	pgd_free(mm->pgd);
 	kfree(mm->vma_index);
 	kfree(mm);
@@ -110,7 +131,8 @@ void mmput(struct mm_struct *mm)
 int insert_vma(struct mm_struct *mm, unsigned long start, unsigned long end,
 	       unsigned long vm_flags)
 {
-	return insert_vma_file(mm, start, end, vm_flags, NULL, 0);
+	/* Anonymous: page offsets are addresses in pages (folio->index, rmap.c). */
+	return insert_vma_file(mm, start, end, vm_flags, NULL, start >> PAGE_SHIFT);
 }
 
 int insert_vma_file(struct mm_struct *mm, unsigned long start, unsigned long end,
@@ -129,6 +151,9 @@ int insert_vma_file(struct mm_struct *mm, unsigned long start, unsigned long end
 	v->vm_mm = mm;
 	v->vm_file = file ? get_file(file) : NULL;
 	v->vm_pgoff = pgoff;
+	INIT_LIST_HEAD(&v->anon_vma_chain);
+	if (file)
+		vma_link_file(v);
 	/* Before the first VMA that ends after it: the list stays sorted. */
 	list_add_tail(&v->vm_list, at ? &at->vm_list : &mm->vmas);
 	mm->map_count++;
@@ -146,8 +171,15 @@ static int split_vma(struct vm_area_struct *v, unsigned long addr)
 	*n = *v;
 	n->vm_start = addr;
 	n->vm_pgoff = v->vm_pgoff + ((addr - v->vm_start) >> PAGE_SHIFT);
-	if (n->vm_file)
+	INIT_LIST_HEAD(&n->anon_vma_chain);
+	if (anon_vma_clone(n, v)) {
+		kfree(n);
+		return -ENOMEM;
+	}
+	if (n->vm_file) {
 		get_file(n->vm_file);
+		vma_link_file(n);
+	}
 	v->vm_end = addr;
 	list_add(&n->vm_list, &v->vm_list);
 	v->vm_mm->map_count++;
@@ -219,7 +251,7 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 			if (err)
 				return err;
 		}
-		unmap_region(mm, v->vm_start, v->vm_end);
+		unmap_region(v, v->vm_start, v->vm_end);
 		remove_vma(v);
 	}
 	free_unused_pgtables(mm, start, end);
@@ -292,7 +324,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 			return -ENOMEM;
 	}
 	vm_flags = prot_to_vm_flags(prot) | (type == MAP_SHARED ? VM_SHARED : 0);
-	err = insert_vma_file(mm, addr, addr + len, vm_flags, file, pgoff);
+	err = file ? insert_vma_file(mm, addr, addr + len, vm_flags, file, pgoff) :
+		     insert_vma(mm, addr, addr + len, vm_flags);
 	return err ? err : (long)addr;
 }
 
@@ -356,7 +389,7 @@ static int for_each_vma_in_range(struct mm_struct *mm, unsigned long start, unsi
 static void set_protection(struct vm_area_struct *v, unsigned long vm_flags)
 {
 	v->vm_flags = (v->vm_flags & ~(VM_READ | VM_WRITE | VM_EXEC)) | vm_flags;
-	change_protection(v->vm_mm, v->vm_start, v->vm_end, v->vm_flags);
+	change_protection(v, v->vm_start, v->vm_end);
 }
 
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot)
@@ -375,7 +408,7 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, un
 
 static void dontneed(struct vm_area_struct *v, unsigned long unused)
 {
-	unmap_region(v->vm_mm, v->vm_start, v->vm_end);
+	unmap_region(v, v->vm_start, v->vm_end);
 }
 
 static void set_vm_flag(struct vm_area_struct *v, unsigned long flag)
@@ -410,7 +443,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 	case MADV_DOFORK:
 		return for_each_vma_in_range(mm, start, end, clear_vm_flag, VM_DONTCOPY);
 	case MADV_HUGEPAGE:
-		/* Recorded; large folios arrive with the folio issue. */
+		/* Which folio sizes a fault may use (thp_vma_allowable_orders). */
 		for_each_vma_in_range(mm, start, end, clear_vm_flag, VM_NOHUGEPAGE);
 		return for_each_vma_in_range(mm, start, end, set_vm_flag, VM_HUGEPAGE);
 	case MADV_NOHUGEPAGE:

@@ -184,7 +184,7 @@ static void prep_new_block(struct page *page, unsigned int order, gfp_t gfp)
 		atomic_set(&folio->_entire_mapcount, -1);
 		atomic_set(&folio->_nr_pages_mapped, 0);
 		atomic_set(&folio->_pincount, 0);
-		folio->_folio_private_1 = 0;
+		folio->_mm_owner = 0;
 		for (unsigned long i = 1; i < nr; i++)
 			page[i].compound_head = (unsigned long)page | 1;
 	}
@@ -332,6 +332,7 @@ static void free_block(struct page *page, unsigned int order)
 }
 
 static void free_contig_folio(struct folio *folio);
+static void free_unref_folio(struct folio *folio);
 
 void __free_pages(struct page *page, unsigned int order)
 {
@@ -347,6 +348,17 @@ void __free_pages(struct page *page, unsigned int order)
 	}
 	if (!atomic_dec_and_test(&page->_refcount))
 		return;
+	free_unref_folio(folio);
+}
+
+/* The last reference went: give the folio back. */
+static void free_unref_folio(struct folio *folio)
+{
+	struct page *page = (struct page *)folio;
+	unsigned int order = folio_order(folio);
+
+	if (test_page_flag(page, PG_anon))
+		folio_free_anon(folio);
 	if (order > MAX_PAGE_ORDER)
 		free_contig_folio(folio);
 	else
@@ -382,6 +394,27 @@ void folio_get(struct folio *folio)
 void folio_put(struct folio *folio)
 {
 	__free_pages((struct page *)folio, folio_order(folio));
+}
+
+void folio_ref_add(struct folio *folio, int nr)
+{
+	if (atomic_add_return(nr, &folio->_refcount) <= nr)
+		bad_page((struct page *)folio, "folio_ref_add on a folio with no references");
+}
+
+void folio_put_refs(struct folio *folio, int nr)
+{
+	int left = atomic_sub_return(nr, &folio->_refcount);
+
+	if (left < 0)
+		bad_page((struct page *)folio, "dropping more references than the folio has");
+	else if (left == 0)
+		free_unref_folio(folio);
+}
+
+bool folio_try_get(struct folio *folio)
+{
+	return atomic_add_unless(&folio->_refcount, 1, 0);
 }
 
 /* ---- gigantic ranges ---- */

@@ -40,13 +40,13 @@ void pgd_free(phys_addr_t pgd)
 	__free_pages(pfn_to_page(PHYS_PFN(pgd)), 0);
 }
 
-pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
+pte_t *pmd_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
 {
 	u64 *t = __va(pgd);
 
 	if (addr >= USER_TOP)
 		return NULL;
-	for (int shift = 39; shift > 12; shift -= 9) {
+	for (int shift = 39; shift > PMD_SHIFT; shift -= 9) {
 		u64 *e = &t[(addr >> shift) & 511];
 
 		if (!(*e & _PAGE_PRESENT)) {
@@ -61,7 +61,31 @@ pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
 		}
 		t = __va(*e & PTE_PFN_MASK);
 	}
-	return &t[(addr >> 12) & 511];
+	return &t[(addr >> PMD_SHIFT) & 511];
+}
+
+pte_t *pte_offset(pte_t *pmd, unsigned long addr)
+{
+	return &((u64 *)__va(*pmd & PTE_PFN_MASK))[(addr >> PAGE_SHIFT) & 511];
+}
+
+pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
+{
+	pte_t *pmd = pmd_lookup(pgd, addr, alloc);
+
+	if (!pmd || pmd_leaf(*pmd))
+		return NULL;
+	if (!(*pmd & _PAGE_PRESENT)) {
+		struct page *p;
+
+		if (!alloc || *pmd)
+			return NULL;
+		p = alloc_pages(__GFP_ZERO, 0);
+		if (!p)
+			return NULL;
+		*pmd = page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER;
+	}
+	return pte_offset(pmd, addr);
 }
 
 /*
@@ -81,6 +105,8 @@ struct page *pte_table_detach(phys_addr_t pgd, unsigned long addr)
 		if (shift > 21)
 			t = __va(*e & PTE_PFN_MASK);
 	}
+	if (pmd_leaf(*e))
+		return NULL;	/* a 2 MiB mapping, not a table: the caller unmaps it first */
 	table = *e & PTE_PFN_MASK;
 	*e = 0;
 	return pfn_to_page(PHYS_PFN(table));

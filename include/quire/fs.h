@@ -21,6 +21,7 @@
 #include <quire/atomic.h>
 #include <quire/spinlock.h>
 #include <quire/mutex.h>
+#include <quire/rwsem.h>
 #include <quire/radix-tree.h>
 #include <quire/uapi/stat.h>
 #include <quire/uapi/fcntl.h>
@@ -61,6 +62,8 @@ struct address_space {
 	spinlock_t i_pages_lock;
 	struct radix_tree_root i_pages;
 	unsigned long nrpages;
+	struct rw_semaphore i_mmap_rwsem;	/* protects i_mmap */
+	struct list_head i_mmap;		/* VMAs mapping it (vma->shared), by vm_pgoff */
 };
 
 struct inode_operations {

@@ -167,7 +167,7 @@ static inline struct folio *virt_to_folio(const void *addr)
 void mm_core_init(void);
 
 /*
- * Check the invariants of DESIGN.md that hold so far (1 and 2): every frame
+ * Check the invariants of DESIGN.md (1-4, 6, 7; 5 arrives with migration): every frame
  * is exactly one of free / allocated / reserved; free blocks are aligned,
  * disjoint and on their own node; per-node free + allocated + reserved =
  * present, and the counters agree; every folio's pages are contiguous and on
@@ -175,6 +175,17 @@ void mm_core_init(void);
  * limit); 0 means consistent.
  */
 int mm_verify(void);
+/*
+ * The user-mapping invariants (3, 4, 6, 7; mm/debug_rmap.c): mm_verify
+ * runs them for every mapped folio and every mm. mm_verify_mm checks one
+ * address space's entries only (at exit in DEBUG_MM builds);
+ * mm_verify_folio_rmap one folio's mapcounts against its rmap walk.
+ */
+struct mm_struct;
+int mm_verify_mappings(void);
+int mm_verify_mm(struct mm_struct *mm);
+int mm_verify_folio_rmap(struct folio *folio);
+void mm_verify_reset_reports(void);
 
 /* Print the per-node counters table (the "memstat" boot option). */
 void memstat_print(void);

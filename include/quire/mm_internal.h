@@ -12,3 +12,55 @@ extern unsigned long page_alloc_errors;
 void kmem_cache_init(void);
 
 #endif
+
+/* ---- user memory (memory.c, zap.c, fork_copy.c, mprotect.c, huge_memory.c, rmap.c) ---- */
+#include <quire/pte.h>
+
+struct folio;
+struct page;
+struct mm_struct;
+struct vm_area_struct;
+struct address_space;
+
+/* page_alloc.c: reference counting beyond get/put. */
+void folio_ref_add(struct folio *folio, int nr);
+void folio_put_refs(struct folio *folio, int nr);
+/* A reference unless the folio is already on its way to being freed (refcount 0). */
+bool folio_try_get(struct folio *folio);
+
+/* memory.c */
+bool is_zero_pfn(unsigned long pfn);
+/*
+ * folio_pte_batch: how many PTEs from ptep on (ptep maps a page of folio
+ * with the value pte) map the following pages of the same folio with the
+ * same bits (accessed and dirty aside); at most max_nr, never past the
+ * folio's end. Always 1 with rmap_batching off.
+ */
+int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr);
+
+/* rmap.c: the free path of an anonymous folio (page_alloc.c calls it); one more folio reference. */
+void folio_free_anon(struct folio *folio);
+struct anon_vma;
+void anon_vma_get(struct anon_vma *av);
+
+/* huge_memory.c */
+/* Queue a partially mapped large anon folio for splitting; take it off the queue. */
+void deferred_split_folio(struct folio *folio);
+void deferred_split_dequeue(struct folio *folio);
+/* A write fault in a PMD-aligned 2 MiB hole: 0 (mapped), 1 (fall back to PTEs), -errno. */
+int do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr);
+/* A write to a read-only PMD mapping: 0 (resolved), 1 (the PMD was split: retry by PTE). */
+int do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr);
+/* fork: copy one PMD mapping (both page-table locks held). 0, 1 (split it: copy by PTE), -ENOMEM. */
+int copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+		  pte_t *dst_pmd, pte_t *src_pmd, unsigned long addr);
+/* munmap of a whole PMD mapping (page-table lock held): the folio to put after the flush. */
+struct folio *zap_huge_pmd(struct vm_area_struct *vma, pte_t *pmd, struct page **table);
+/* The PMD mapping at pmd becomes 512 PTEs (page-table lock held; the caller flushes). */
+void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned long haddr);
+/* A page table for a future split of a PMD mapping; withdraw one back. */
+void pgtable_deposit(struct mm_struct *mm, struct page *table);
+struct page *pgtable_withdraw(struct mm_struct *mm);
+
+/* zap.c: unmap every page of a file from index first on, in every VMA (truncate). */
+void unmap_mapping_pages(struct address_space *mapping, unsigned long first);

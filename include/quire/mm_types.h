@@ -24,7 +24,7 @@ struct page {
 				struct list_head buddy_list;	/* free: per-order free list */
 				struct list_head lru;		/* folio: LRU list */
 			};
-			void *mapping;		/* anon_vma | PAGE_MAPPING_ANON, or address_space */
+			void *mapping;		/* PG_anon: struct anon_vma; otherwise address_space */
 			unsigned long index;	/* offset in the mapping, in pages */
 			unsigned long private;	/* free: buddy order */
 		};
@@ -72,7 +72,7 @@ struct folio {
 	atomic_t _pincount;		/* FOLL_PIN pins (large folios) */
 	unsigned int _folio_order;	/* log2 of the number of pages */
 	unsigned int _folio_pad;
-	unsigned long _folio_private_1;	/* reserved for deferred split and friends */
+	unsigned long _mm_owner;	/* the one mm mapping it, MM_OWNER_SHARED, or 0 (rmap.c) */
 	atomic_t _mapcount_1;		/* page 1's own _mapcount */
 	atomic_t _refcount_1;		/* page 1's _refcount: always 0 */
 	unsigned long _unused1;

@@ -60,8 +60,12 @@ struct vm_area_struct {
 	unsigned long vm_flags;
 	struct mm_struct *vm_mm;
 	struct file *vm_file;		/* file-backed: holds a reference; NULL: anonymous */
-	unsigned long vm_pgoff;		/* the file page vm_start maps */
+	unsigned long vm_pgoff;		/* file: the file page vm_start maps; anonymous: vm_start's
+					 * page number when the VMA was made (folio->index space) */
 	struct list_head vm_list;	/* in the mm's list, sorted by address */
+	struct anon_vma *anon_vma;	/* where new anonymous folios point (NULL: none yet) */
+	struct list_head anon_vma_chain;/* struct anon_vma_chain.same_vma: every anon_vma linked */
+	struct list_head shared;	/* file VMAs: in the address_space's i_mmap */
 };
 
 struct mm_struct {
@@ -80,7 +84,22 @@ struct mm_struct {
 	cpumask_t cpus;			/* CPUs that may cache its translations */
 	atomic_long_t rss;		/* pages mapped */
 	unsigned long pgtables_freed;	/* page tables freed by munmap (tests) */
+	/*
+	 * A page table set aside for each PMD-mapped folio, so that splitting
+	 * the PMD (munmap or mprotect of part of it) never needs memory.
+	 */
+	struct list_head pmd_huge_pte;	/* struct page.lru, under page_table_lock */
+	unsigned long nr_deposited;
+	struct list_head mm_list;	/* in the list of every mm (mm_verify) */
 };
+
+/* Every live mm, for mm_verify (mm_list_lock). */
+extern struct list_head mm_list;
+extern spinlock_t mm_list_lock;
+
+/* Take mm's page-table lock (counted: "PTE-lock acquisitions" in make bench). */
+void pte_lock(struct mm_struct *mm);
+void pte_unlock(struct mm_struct *mm);
 
 #define STACK_TOP	0x00007ffffffff000UL
 #define STACK_SIZE_MAX	(8UL << 20)	/* the stack VMA may grow down this far */
@@ -120,17 +139,17 @@ int insert_vma_file(struct mm_struct *mm, unsigned long start, unsigned long end
  */
 int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags);
 /*
- * Unmap the pages of [start, end): clear the PTEs, flush the TLB of every
- * CPU that may cache them (once), then free the pages.
+ * Unmap the pages of [start, end) inside vma: clear the entries, flush the
+ * TLB of every CPU that may cache them (once per batch), then drop the
+ * references (mm/zap.c).
  */
-void unmap_region(struct mm_struct *mm, unsigned long start, unsigned long end);
-/* Give the present PTEs of [start, end) the protection of vm_flags (exec, mprotect). */
-void change_protection(struct mm_struct *mm, unsigned long start, unsigned long end,
-		       unsigned long vm_flags);
+void unmap_region(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+/* Give the entries of [start, end) inside vma the protection of vma->vm_flags (mm/mprotect.c). */
+void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 /* Flush an mm's range on every CPU that may cache it. */
 void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end);
 
-/* Copy an address space for fork: private pages shared copy-on-write. */
+/* Copy an address space for fork: private pages shared copy-on-write (mm/fork_copy.c). */
 struct mm_struct *dup_mm(struct mm_struct *old);
 
 /* Boot: the shared zero page. */

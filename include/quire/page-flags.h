@@ -24,6 +24,7 @@ enum pageflags {
 	PG_poisoned,		/* page (debug): filled with PAGE_POISON when freed */
 	PG_large_rmappable,	/* folio: large folio that the rmap can handle */
 	PG_user_alloc,		/* folio: allocated with __GFP_MOVABLE (counted as user memory) */
+	PG_partially_mapped,	/* folio: large anon, some pages unmapped: on the deferred split queue */
 	NR_PAGEFLAGS,
 };
 

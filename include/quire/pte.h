@@ -53,14 +53,40 @@ static inline pte_t pfn_pte(unsigned long pfn, bool write, bool exec)
 	       (write ? _PAGE_RW | _PAGE_DIRTY : 0) | (exec ? 0 : _PAGE_NX);
 }
 
+/*
+ * A PMD entry (level 2) either points to a page table or, with _PAGE_PSE,
+ * maps a 2 MiB folio itself (a "leaf", present or kept under PROT_NONE).
+ */
+static inline bool pmd_leaf(pte_t pmd)
+{
+	return (pmd & _PAGE_PSE) && (pmd & (_PAGE_PRESENT | _PAGE_PROTNONE));
+}
+
+static inline unsigned long pmd_pfn(pte_t pmd)
+{
+	return (pmd & PTE_PFN_MASK & ~(PMD_SIZE - 1)) >> PAGE_SHIFT;
+}
+
+static inline pte_t pfn_pmd(unsigned long pfn, bool write, bool exec)
+{
+	return pfn_pte(pfn, write, exec) | _PAGE_PSE;
+}
+
 struct page;
 
 /* A new top-level table (physical address) sharing the kernel half. 0 on failure. */
 phys_addr_t pgd_alloc(void);
 /* Free every user page-table page under pgd (the pages they mapped must be gone). */
 void pgd_free(phys_addr_t pgd);
-/* The PTE of addr, allocating missing tables when alloc. NULL: none, or out of memory. */
+/*
+ * The PTE of addr, allocating missing tables when alloc. NULL: none, out of
+ * memory, or addr is inside a PMD leaf (look at pmd_lookup first).
+ */
 pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc);
+/* The PMD entry of addr (allocating the upper levels when alloc), or NULL. */
+pte_t *pmd_lookup(phys_addr_t pgd, unsigned long addr, bool alloc);
+/* The PTE of addr inside the page table a (non-leaf, present) PMD entry points to. */
+pte_t *pte_offset(pte_t *pmd, unsigned long addr);
 /* Unhook the page table of addr's 2 MiB block; NULL when there is none. */
 struct page *pte_table_detach(phys_addr_t pgd, unsigned long addr);
 

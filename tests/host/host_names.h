@@ -38,6 +38,7 @@
 #define strcmp		quire_strcmp
 #define strncmp		quire_strncmp
 #define strchr		quire_strchr
+#define memchr		quire_memchr
 #define strrchr		quire_strrchr
 #define strscpy		quire_strscpy
 #define strstr		quire_strstr

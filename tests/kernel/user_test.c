@@ -203,6 +203,8 @@ static void munmap_frees_page_tables(struct ktest *t)
 	down_write(&mm->mmap_lock);
 	KEXPECT_EQ(t, do_mmap(mm, base, len, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0), (long)base);
+	/* Small pages, so that every block has a page table (THP would map a PMD). */
+	KEXPECT_EQ(t, do_madvise(mm, base, len, MADV_NOHUGEPAGE), 0);
 	up_write(&mm->mmap_lock);
 	for (unsigned long a = base; a < base + len; a += PMD_SIZE)
 		KEXPECT_EQ(t, handle_mm_fault(mm, a + 8, FAULT_FLAG_WRITE), 0);

@@ -1,0 +1,122 @@
+/*
+ * Transparent huge pages for anonymous memory (docs/mm/thp.md): which folio
+ * orders an anonymous fault may use (Linux's "enabled" controls, globally
+ * and per size), the THP counters (/proc/vmstat and the per-size stats
+ * under /sys/kernel/mm/transparent_hugepage/), PMD mappings, and splitting.
+ */
+#ifndef QUIRE_HUGE_MM_H
+#define QUIRE_HUGE_MM_H
+
+#include <quire/types.h>
+#include <quire/pte.h>
+
+struct folio;
+struct page;
+struct vm_area_struct;
+struct mm_struct;
+
+#define HPAGE_PMD_ORDER	(PMD_SHIFT - PAGE_SHIFT)	/* 9: a 2 MiB folio */
+#define HPAGE_PMD_NR	(1UL << HPAGE_PMD_ORDER)
+#define THP_ORDER_MIN	2	/* anonymous large folios start at 16 KiB, as on Linux */
+/* The orders that have a hugepages-<size>kB directory: 16 KiB .. 2 MiB. */
+#define THP_ORDERS_ANON	(((1UL << (HPAGE_PMD_ORDER + 1)) - 1) & ~3UL)
+
+/* ---- the controls ---- */
+
+/* Global "enabled" (always, madvise, never) and per size (+ inherit). */
+enum thp_mode { THP_NEVER, THP_ALWAYS, THP_MADVISE, THP_INHERIT };
+
+enum thp_mode thp_global_mode(void);
+enum thp_mode thp_order_mode(unsigned int order);
+int thp_set_global_mode(enum thp_mode mode);			/* -EINVAL for inherit */
+int thp_set_order_mode(unsigned int order, enum thp_mode mode);	/* -EINVAL: no such size */
+
+/*
+ * The orders (a bit mask) an anonymous fault in a VMA with these vm_flags
+ * may use, largest first in the caller's loop; 0 = order 0 only.
+ */
+unsigned long thp_vma_allowable_orders(unsigned long vm_flags);
+
+/*
+ * sysfs text, Linux's format: "[always] madvise never" with the current
+ * choice in brackets. show returns the length written to buf (NUL-ended);
+ * store takes "always\n" etc. and returns 0 or -EINVAL. order is 2..9.
+ */
+int thp_enabled_show(char *buf, size_t size);
+int thp_enabled_store(const char *buf, size_t len);
+int thp_order_enabled_show(unsigned int order, char *buf, size_t size);
+int thp_order_enabled_store(unsigned int order, const char *buf, size_t len);
+/* The "thp_anon=" boot parameter, Linux's syntax: "16K-64K:always;2M:inherit". */
+int thp_anon_parse(const char *value);
+
+/* ---- splitting (mm/huge_memory.c) ---- */
+
+/* The PMD mapping of addr in vma, if there is one, becomes 512 PTEs (mmap_lock held). */
+void split_huge_pmd(struct vm_area_struct *vma, unsigned long addr);
+/*
+ * Split a large anonymous folio into folios of new_order (0 or 2.. order-1;
+ * order 1 is not allowed for anonymous memory, as on Linux), mapped or not:
+ * PMD mappings are split into PTEs first; every PTE stays as it is. The
+ * caller holds one reference, which stays with the folio of the first page.
+ * -EINVAL: not a large anonymous folio, or a bad order; -EAGAIN: pinned,
+ * unexpected references, or a mapper's lock busy (counted as split_failed).
+ * Sub-folios no page-table entry maps are freed.
+ */
+int split_folio_to_order(struct folio *folio, unsigned int new_order);
+static inline int split_folio(struct folio *folio)
+{
+	return split_folio_to_order(folio, 0);
+}
+/*
+ * The deferred split queue: large anonymous folios some of whose pages were
+ * unmapped. Split (to order 0, freeing the unmapped pages) by this scan,
+ * which runs when a large folio allocation fails and from tests. Returns
+ * how many folios were split.
+ */
+unsigned long deferred_split_scan(unsigned long nr_to_scan);
+unsigned long deferred_split_queue_len(void);
+
+/* ---- counters ---- */
+
+/* /proc/vmstat events, Linux's names (vmstat_show lists them). */
+enum thp_vm_event {
+	THP_FAULT_ALLOC,		/* a PMD-sized folio mapped by a fault */
+	THP_FAULT_FALLBACK,		/* a PMD-sized fault fell back to smaller folios */
+	THP_SPLIT_PAGE,			/* a large folio (PMD order) split */
+	THP_SPLIT_PAGE_FAILED,
+	THP_DEFERRED_SPLIT_PAGE,	/* a PMD-order folio queued for deferred split */
+	THP_SPLIT_PMD,			/* a PMD mapping turned into PTE mappings */
+	NR_THP_VM_EVENTS,
+};
+
+/* Per-size counters (…/hugepages-<size>kB/stats/<name>), Linux's names. */
+enum mthp_stat_item {
+	MTHP_STAT_ANON_FAULT_ALLOC,		/* faults that mapped a folio of this order */
+	MTHP_STAT_ANON_FAULT_FALLBACK,		/* faults that tried this order and fell back */
+	MTHP_STAT_SPLIT,			/* folios of this order split */
+	MTHP_STAT_SPLIT_FAILED,
+	MTHP_STAT_SPLIT_DEFERRED,		/* queued for deferred split */
+	MTHP_STAT_NR_ANON,			/* anonymous folios of this order now */
+	MTHP_STAT_NR_ANON_PARTIALLY_MAPPED,	/* of them, on the deferred split queue */
+	NR_MTHP_STAT_ITEMS,
+};
+
+extern const char *const thp_vm_event_names[NR_THP_VM_EVENTS];
+extern const char *const mthp_stat_names[NR_MTHP_STAT_ITEMS];
+
+void count_thp_event(enum thp_vm_event item);
+unsigned long thp_event_read(enum thp_vm_event item);
+void mod_mthp_stat(unsigned int order, enum mthp_stat_item item, long delta);
+static inline void count_mthp_stat(unsigned int order, enum mthp_stat_item item)
+{
+	mod_mthp_stat(order, item, 1);
+}
+unsigned long mthp_stat_read(unsigned int order, enum mthp_stat_item item);
+
+/*
+ * /proc/vmstat: "name value\n" lines (memory counters summed over nodes,
+ * then the THP events). Returns the length written (NUL-ended, cut at size).
+ */
+int vmstat_show(char *buf, size_t size);
+
+#endif

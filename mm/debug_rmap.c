@@ -1,0 +1,307 @@
+/*
+ * mm_verify, user mappings: DESIGN.md's invariants 3, 4, 6 and 7.
+ *   3. a folio's mapcounts equal the entries that map it (per page, whole
+ *      (PMD), in total, pages mapped); refcount >= mapcount + pins;
+ *   4. every present user PTE/PMD maps a folio whose rmap reaches that VMA,
+ *      and rmap_walk of a mapped folio finds exactly its mappings;
+ *   6. a pinned anonymous page is anon-exclusive; an anon-exclusive page
+ *      is mapped once (by one process), and only it may be writable;
+ *   7. no user entry maps a free frame, a kernel page or a hwpoisoned page.
+ * The page-table side (verify_mm_entries) walks each mm's entries; the folio
+ * side (mm_verify_folio_rmap) walks a folio's rmap and counts what it finds.
+ * Together: every entry is found by its folio's walk, and the walk finds
+ * as many as the mapcounts say. Like mm_verify, this wants a quiet system.
+ */
+#define pr_fmt(fmt) "mm_verify: " fmt
+#include <quire/mm.h>
+#include <quire/mm_internal.h>
+#include <quire/mmap.h>
+#include <quire/rmap.h>
+#include <quire/huge_mm.h>
+#include <quire/fs.h>
+#include <quire/slab.h>
+#include <quire/printk.h>
+#include <quire/kernel.h>
+#include <quire/string.h>
+
+#define MAX_REPORTS 20
+
+static int reports;
+
+/* A violation: the folio, its counters, then (by the caller) its mappings. */
+static __printf(2, 3) void folio_problem(const struct folio *folio, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	if (reports++ >= MAX_REPORTS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!folio) {
+		pr_err("%s\n", msg);
+		return;
+	}
+	pr_err("folio pfn %#lx order %u: %s\n", folio_pfn(folio), folio_order(folio), msg);
+	pr_err("  flags %#lx refcount %d mapcount %d entire %d pages_mapped %d pins %d "
+	       "mapping %p index %#lx %s\n", folio->flags, folio_ref_count(folio),
+	       folio_mapcount(folio), folio_entire_mapcount(folio), folio_nr_pages_mapped(folio),
+	       folio_test_large(folio) ? atomic_read(&folio->_pincount) : 0, folio->mapping,
+	       folio->index, folio_test_anon(folio) ? "anon" : "file");
+}
+
+/* ---- the folio side ---- */
+
+struct rmap_count {
+	int *ptes;		/* per page */
+	int pmds;
+	bool print;
+};
+
+static bool count_one(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
+		      void *arg)
+{
+	struct rmap_count *c = arg;
+	struct page_vma_mapped_walk pvmw = { .folio = folio, .vma = vma, .address = address };
+
+	while (page_vma_mapped_walk(&pvmw)) {
+		if (pvmw.pmd) {
+			c->pmds++;
+		} else {
+			unsigned long i = pte_pfn(*pvmw.pte) - folio_pfn(folio);
+
+			c->ptes[i]++;
+		}
+		if (c->print)
+			pr_err("  mapped by mm %p vma [%#lx, %#lx) at %#lx (%s)\n", vma->vm_mm,
+			       vma->vm_start, vma->vm_end, pvmw.address, pvmw.pmd ? "PMD" : "PTE");
+	}
+	return true;
+}
+
+static void rmap_count(struct folio *folio, struct rmap_count *c)
+{
+	struct rmap_walk_control rwc = { .arg = c, .rmap_one = count_one };
+
+	rmap_walk(folio, &rwc);
+}
+
+/* Invariants 3 and 4 (the walk) and 6 for one mapped folio. Returns the problems found. */
+int mm_verify_folio_rmap(struct folio *folio)
+{
+	unsigned long nr = folio_nr_pages(folio);
+	int before = reports, total = 0, pages_mapped = 0, pins;
+	struct rmap_count c = { 0 };
+
+	c.ptes = kzalloc(nr * sizeof(int), GFP_KERNEL);
+	if (!c.ptes)
+		return 0;	/* no memory to check with: not a finding */
+	if (!folio_test_anon(folio) && !folio->mapping)
+		folio_problem(folio, "mapped, but neither anonymous nor in a file: unreachable");
+	rmap_count(folio, &c);
+	for (unsigned long i = 0; i < nr; i++) {
+		struct page *page = folio_page(folio, i);
+		int want = atomic_read(&page->_mapcount) + 1;
+
+		if (want != c.ptes[i])
+			folio_problem(folio, "page %lu: mapcount %d but the rmap finds %d PTEs",
+				      i, want, c.ptes[i]);
+		if (PageAnonExclusive(page) && c.ptes[i] + c.pmds > 1)
+			folio_problem(folio, "page %lu is anon-exclusive but mapped %d times",
+				      i, c.ptes[i] + c.pmds);
+		if (folio_test_anon(folio) && folio_maybe_dma_pinned(folio) &&
+		    c.ptes[i] + c.pmds && !PageAnonExclusive(page))
+			folio_problem(folio, "page %lu is pinned but not anon-exclusive", i);
+		total += c.ptes[i];
+		pages_mapped += c.ptes[i] > 0;
+	}
+	if (folio_entire_mapcount(folio) != c.pmds)
+		folio_problem(folio, "entire mapcount %d but the rmap finds %d PMDs",
+			      folio_entire_mapcount(folio), c.pmds);
+	total += c.pmds;
+	if (folio_mapcount(folio) != total)
+		folio_problem(folio, "mapcount %d but the rmap finds %d mappings",
+			      folio_mapcount(folio), total);
+	if (folio_test_large(folio) && folio_nr_pages_mapped(folio) != pages_mapped)
+		folio_problem(folio, "%d pages mapped by PTEs, the counter says %d",
+			      pages_mapped, folio_nr_pages_mapped(folio));
+	pins = folio_test_large(folio) ? atomic_read(&folio->_pincount) : 0;
+	if (folio_ref_count(folio) < folio_mapcount(folio) + pins)
+		folio_problem(folio, "refcount %d below mapcount %d + pins %d",
+			      folio_ref_count(folio), folio_mapcount(folio), pins);
+	if (reports != before && reports <= MAX_REPORTS) {
+		c.print = true;
+		c.pmds = 0;
+		memset(c.ptes, 0, nr * sizeof(int));
+		rmap_count(folio, &c);
+	}
+	kfree(c.ptes);
+	return reports - before;
+}
+
+/* ---- the page-table side ---- */
+
+static bool vma_linked_to(struct vm_area_struct *vma, struct anon_vma *av)
+{
+	struct anon_vma_chain *avc;
+
+	list_for_each_entry(avc, &vma->anon_vma_chain, same_vma)
+		if (avc->anon_vma == av)
+			return true;
+	return false;
+}
+
+static bool vma_in_i_mmap(struct vm_area_struct *vma, struct address_space *mapping)
+{
+	struct vm_area_struct *v;
+
+	list_for_each_entry(v, &mapping->i_mmap, shared)
+		if (v == vma)
+			return true;
+	return false;
+}
+
+/* One entry that maps page (of a PMD: the folio's first page) at addr. */
+static void check_entry(struct vm_area_struct *vma, unsigned long addr, pte_t entry,
+			bool pmd)
+{
+	unsigned long pfn = pmd ? pmd_pfn(entry) : pte_pfn(entry);
+	struct page *page = pfn_to_page(pfn);
+	struct folio *folio;
+	unsigned long want_index;
+
+	if (!pmd && is_zero_pfn(pfn)) {
+		if (pte_write(entry))
+			folio_problem(NULL, "mm %p: the zero page is writable at %#lx", vma->vm_mm, addr);
+		return;
+	}
+	if (!page || PageReserved(page) || PageBuddy(page) || PageSlab(page) ||
+	    page_count(page) <= 0 || !test_page_flag(compound_head(page), PG_user_alloc)) {
+		folio_problem(NULL, "mm %p %#lx: the entry %#llx maps pfn %#lx, which is %s",
+			      vma->vm_mm, addr, (unsigned long long)entry, pfn,
+			      !page ? "not memory" : PageReserved(page) ? "reserved" :
+			      PageBuddy(page) ? "free" : page_count(page) <= 0 ? "unreferenced" :
+			      "a kernel page");
+		return;
+	}
+	folio = page_folio(page);
+	if (PageHWPoison(page))
+		folio_problem(folio, "hwpoisoned page mapped at %#lx", addr);
+	if (pmd && (folio_order(folio) != HPAGE_PMD_ORDER || (struct page *)folio != page))
+		folio_problem(folio, "a PMD at %#lx maps something other than a whole 2 MiB folio",
+			      addr);
+	if (!folio_mapped(folio))
+		folio_problem(folio, "mapped at %#lx but its mapcount is 0", addr);
+	want_index = folio->index + (unsigned long)(page - folio_page(folio, 0));
+	if (vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT) != want_index)
+		folio_problem(folio, "at %#lx in mm %p, where page %#lx belongs, not %#lx", addr,
+			      vma->vm_mm, vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT),
+			      want_index);
+	if (folio_test_anon(folio)) {
+		if (!vma_linked_to(vma, folio_anon_vma(folio)))
+			folio_problem(folio, "at %#lx: its anon_vma does not reach VMA [%#lx, %#lx)",
+				      addr, vma->vm_start, vma->vm_end);
+		if (pte_write(entry) && !PageAnonExclusive(page) && !(vma->vm_flags & VM_SHARED))
+			folio_problem(folio, "writable at %#lx but not anon-exclusive", addr);
+	} else if (!folio->mapping || !vma->vm_file || folio->mapping != vma->vm_file->f_mapping ||
+		   !vma_in_i_mmap(vma, folio->mapping)) {
+		folio_problem(folio, "file page at %#lx not reachable from its mapping's i_mmap", addr);
+	} else if (pte_write(entry) && !(vma->vm_flags & VM_SHARED)) {
+		folio_problem(folio, "page-cache page writable in a private mapping at %#lx", addr);
+	}
+}
+
+/*
+ * Every entry of mm (invariants 4, 6 and 7 from the page-table side);
+ * with_folios: also the folio side of each folio met, once per run.
+ */
+static int verify_mm_entries(struct mm_struct *mm, bool with_folios)
+{
+	int before = reports;
+	struct vm_area_struct *vma;
+	struct folio *last = NULL;
+
+	list_for_each_entry(vma, &mm->vmas, vm_list) {
+		for (unsigned long addr = vma->vm_start; addr < vma->vm_end;) {
+			unsigned long next = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, vma->vm_end);
+			pte_t *pmd = pmd_lookup(mm->pgd, addr, false);
+
+			if (!pmd || !*pmd) {
+				addr = next;
+				continue;
+			}
+			if (pmd_leaf(*pmd)) {
+				if (!IS_ALIGNED(addr, PMD_SIZE) || next != addr + PMD_SIZE)
+					folio_problem(NULL, "mm %p: a PMD mapping at %#lx crosses VMA "
+						      "[%#lx, %#lx)", mm, addr, vma->vm_start, vma->vm_end);
+				check_entry(vma, ALIGN_DOWN(addr, PMD_SIZE), *pmd, true);
+				addr = next;
+				continue;
+			}
+			for (; addr < next; addr += PAGE_SIZE) {
+				pte_t entry = *pte_offset(pmd, addr);
+				struct page *page;
+
+				if (!pte_has_page(entry))
+					continue;
+				check_entry(vma, addr, entry, false);
+				page = is_zero_pfn(pte_pfn(entry)) ? NULL : pfn_to_page(pte_pfn(entry));
+				if (with_folios && page && page_folio(page) != last) {
+					last = page_folio(page);
+					mm_verify_folio_rmap(last);
+				}
+			}
+		}
+	}
+	return reports - before;
+}
+
+int mm_verify_mm(struct mm_struct *mm)
+{
+	return verify_mm_entries(mm, false);
+}
+
+/* Every mapped user folio of every node (the folio side). */
+static void verify_mapped_folios(void)
+{
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		pg_data_t *pgdat = NODE_DATA(nid);
+
+		if (!pgdat->node_mem_map)
+			continue;
+		for (unsigned long i = 0; i < pgdat->node_spanned_pages;) {
+			struct page *p = &pgdat->node_mem_map[i];
+			struct folio *folio = (struct folio *)p;
+			unsigned long nr = 1;
+
+			if (page_to_nid(p) != NODE_HOLE && !PageBuddy(p) && !PageReserved(p) &&
+			    !PageTail(p) && page_count(p) > 0) {
+				nr = folio_nr_pages(folio);
+				if (folio_mapped(folio) || folio_nr_pages_mapped(folio))
+					mm_verify_folio_rmap(folio);
+			} else if (PageBuddy(p)) {
+				nr = 1UL << min(p->private, (unsigned long)MAX_PAGE_ORDER);
+			}
+			i += nr;
+		}
+	}
+}
+
+int mm_verify_mappings(void)
+{
+	struct mm_struct *mm;
+	int before = reports;
+
+	verify_mapped_folios();
+	spin_lock(&mm_list_lock);
+	list_for_each_entry(mm, &mm_list, mm_list)
+		verify_mm_entries(mm, false);
+	spin_unlock(&mm_list_lock);
+	return reports - before;
+}
+
+void mm_verify_reset_reports(void)
+{
+	reports = 0;
+}

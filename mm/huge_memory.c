@@ -1,0 +1,478 @@
+/*
+ * PMD-mapped THP and splitting (include/quire/huge_mm.h, docs/mm/thp.md):
+ * the 2 MiB anonymous fault, copy-on-write and fork of a PMD mapping,
+ * split_huge_pmd (one PMD becomes 512 PTEs in place), split_folio_to_order
+ * (a large anonymous folio becomes smaller ones) and the deferred split
+ * queue of partially unmapped folios.
+ *
+ * Each PMD mapping has a page table set aside (deposited) in its mm, so
+ * that splitting the PMD, which munmap and mprotect of part of it do,
+ * never needs memory.
+ */
+#define pr_fmt(fmt) "thp: " fmt
+#include <quire/huge_mm.h>
+#include <quire/rmap.h>
+#include <quire/mmap.h>
+#include <quire/mm.h>
+#include <quire/mm_internal.h>
+#include <quire/numa.h>
+#include <quire/slab.h>
+#include <quire/errno.h>
+#include <quire/panic.h>
+#include <quire/printk.h>
+#include <quire/string.h>
+
+/* ---- deposited page tables ---- */
+
+void pgtable_deposit(struct mm_struct *mm, struct page *table)
+{
+	list_add(&table->lru, &mm->pmd_huge_pte);
+	mm->nr_deposited++;
+}
+
+struct page *pgtable_withdraw(struct mm_struct *mm)
+{
+	struct page *table;
+
+	if (list_empty(&mm->pmd_huge_pte))
+		return NULL;
+	table = list_first_entry(&mm->pmd_huge_pte, struct page, lru);
+	list_del(&table->lru);
+	table->lru.next = table->lru.prev = NULL;
+	mm->nr_deposited--;
+	return table;
+}
+
+/* ---- PMD mappings ---- */
+
+static void count_fault_fallback(void)
+{
+	count_thp_event(THP_FAULT_FALLBACK);
+	count_mthp_stat(HPAGE_PMD_ORDER, MTHP_STAT_ANON_FAULT_FALLBACK);
+}
+
+static struct folio *alloc_pmd_folio(void)
+{
+	gfp_t gfp = __GFP_ZERO | __GFP_MOVABLE | __GFP_THISNODE | __GFP_NOWARN;
+	struct folio *folio = folio_alloc(gfp, HPAGE_PMD_ORDER, numa_node_id());
+
+	/* Short of 2 MiB blocks: split what the deferred queue holds, then try once more. */
+	if (!folio && deferred_split_scan(~0UL))
+		folio = folio_alloc(gfp, HPAGE_PMD_ORDER, numa_node_id());
+	return folio;
+}
+
+int do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
+	struct folio *folio;
+	struct page *table;
+	pte_t *pmd;
+
+	if (anon_vma_prepare(vma))
+		return -ENOMEM;
+	folio = alloc_pmd_folio();
+	table = folio ? alloc_pages(__GFP_ZERO | __GFP_NOWARN, 0) : NULL;
+	if (!table) {
+		if (folio)
+			folio_put(folio);
+		count_fault_fallback();
+		return 1;
+	}
+	pte_lock(mm);
+	pmd = pmd_lookup(mm->pgd, haddr, false);
+	if (pmd && !*pmd) {
+		*pmd = pfn_pmd(folio_pfn(folio), true, vma->vm_flags & VM_EXEC);
+		folio_add_new_anon_rmap(folio, vma, haddr, RMAP_EXCLUSIVE);
+		pgtable_deposit(mm, table);
+		atomic_long_add(HPAGE_PMD_NR, &mm->rss);
+		count_thp_event(THP_FAULT_ALLOC);
+		count_mthp_stat(HPAGE_PMD_ORDER, MTHP_STAT_ANON_FAULT_ALLOC);
+		folio = NULL;
+		table = NULL;
+	}
+	pte_unlock(mm);
+	if (folio)
+		folio_put(folio);	/* the range was filled meanwhile */
+	if (table)
+		__free_pages(table, 0);
+	return 0;
+}
+
+int do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
+	struct folio *folio;
+	pte_t *pmd;
+	int ret = 0;
+
+	pte_lock(mm);
+	pmd = pmd_lookup(mm->pgd, haddr, false);
+	if (!pmd || !pmd_leaf(*pmd) || pte_write(*pmd)) {
+		ret = pmd && pmd_leaf(*pmd) ? 0 : 1;
+		goto out;
+	}
+	folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
+	if (PageAnonExclusive(folio_page(folio, 0))) {
+		*pmd |= _PAGE_RW | _PAGE_DIRTY;
+	} else if (!folio_maybe_mapped_shared(folio) && !folio_maybe_dma_pinned(folio) &&
+		   folio_ref_count(folio) == folio_mapcount(folio)) {
+		for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+			SetPageAnonExclusive(folio_page(folio, i));
+		*pmd |= _PAGE_RW | _PAGE_DIRTY;
+	} else {
+		/* Shared: copy-on-write goes page by page, as on Linux. */
+		__split_huge_pmd_locked(vma, pmd, haddr);
+		ret = 1;
+	}
+out:
+	pte_unlock(mm);
+	flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
+	return ret;
+}
+
+int copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+		  pte_t *dst_pmd, pte_t *src_pmd, unsigned long addr)
+{
+	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*src_pmd)));
+	struct page *table = alloc_pages(__GFP_ZERO | __GFP_NOWARN, 0);
+
+	if (!table)
+		return -ENOMEM;
+	if (folio_try_dup_anon_rmap_pmd(folio, folio_page(folio, 0), dst_vma, src_vma)) {
+		/* Maybe pinned: never shared. Split it and let the PTE copy decide per page. */
+		__free_pages(table, 0);
+		__split_huge_pmd_locked(src_vma, src_pmd, ALIGN_DOWN(addr, PMD_SIZE));
+		return 1;
+	}
+	folio_get(folio);
+	*src_pmd &= ~(pte_t)_PAGE_RW;
+	*dst_pmd = *src_pmd;
+	pgtable_deposit(dst_vma->vm_mm, table);
+	atomic_long_add(HPAGE_PMD_NR, &dst_vma->vm_mm->rss);
+	return 0;
+}
+
+struct folio *zap_huge_pmd(struct vm_area_struct *vma, pte_t *pmd, struct page **table)
+{
+	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
+
+	*pmd = 0;
+	folio_remove_rmap_pmd(folio, folio_page(folio, 0), vma);
+	atomic_long_sub(HPAGE_PMD_NR, &vma->vm_mm->rss);
+	*table = pgtable_withdraw(vma->vm_mm);
+	return folio;
+}
+
+void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned long haddr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
+	struct page *page = folio_page(folio, 0);
+	struct page *table = pgtable_withdraw(mm);
+	pte_t entry = *pmd & ~(pte_t)_PAGE_PSE;	/* bit 7 is PAT in a PTE */
+	pte_t *ptes;
+
+	if (!table)
+		panic("split_huge_pmd: no page table deposited for the PMD at %#lx", haddr);
+	ptes = page_address(table);
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+		ptes[i] = entry + (i << PAGE_SHIFT);
+	*pmd = page_to_phys(table) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER;
+	/* The PTE mappings first, so the folio never looks unmapped in between. */
+	if (rmap_batching) {
+		folio_add_anon_rmap_ptes(folio, page, HPAGE_PMD_NR, vma, haddr, RMAP_NONE);
+	} else {
+		for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+			folio_add_anon_rmap_pte(folio, page + i, vma, haddr + (i << PAGE_SHIFT),
+						RMAP_NONE);
+	}
+	folio_remove_rmap_pmd(folio, page, vma);
+	folio_ref_add(folio, HPAGE_PMD_NR - 1);	/* one reference per PTE */
+	count_thp_event(THP_SPLIT_PMD);
+}
+
+void split_huge_pmd(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
+	bool split = false;
+	pte_t *pmd;
+
+	pte_lock(mm);
+	pmd = pmd_lookup(mm->pgd, haddr, false);
+	if (pmd && pmd_leaf(*pmd)) {
+		__split_huge_pmd_locked(vma, pmd, haddr);
+		split = true;
+	}
+	pte_unlock(mm);
+	if (split)
+		flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
+}
+
+/* ---- the deferred split queue ---- */
+
+static LIST_HEAD(deferred_list);
+static DEFINE_SPINLOCK(deferred_lock);
+static unsigned long deferred_len;
+
+void deferred_split_folio(struct folio *folio)
+{
+	unsigned int order = folio_order(folio);
+
+	if (order < THP_ORDER_MIN || test_page_flag((struct page *)folio, PG_partially_mapped))
+		return;
+	spin_lock(&deferred_lock);
+	if (!test_page_flag((struct page *)folio, PG_partially_mapped)) {
+		set_page_flag((struct page *)folio, PG_partially_mapped);
+		list_add_tail(&folio->lru, &deferred_list);
+		deferred_len++;
+		count_mthp_stat(order, MTHP_STAT_SPLIT_DEFERRED);
+		mod_mthp_stat(order, MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, 1);
+		if (order == HPAGE_PMD_ORDER)
+			count_thp_event(THP_DEFERRED_SPLIT_PAGE);
+	}
+	spin_unlock(&deferred_lock);
+}
+
+/* deferred_lock held. */
+static void __deferred_split_dequeue(struct folio *folio)
+{
+	list_del_init(&folio->lru);
+	clear_page_flag((struct page *)folio, PG_partially_mapped);
+	deferred_len--;
+	mod_mthp_stat(folio_order(folio), MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, -1);
+}
+
+void deferred_split_dequeue(struct folio *folio)
+{
+	if (!test_page_flag((struct page *)folio, PG_partially_mapped))
+		return;
+	spin_lock(&deferred_lock);
+	if (test_page_flag((struct page *)folio, PG_partially_mapped))
+		__deferred_split_dequeue(folio);
+	spin_unlock(&deferred_lock);
+}
+
+unsigned long deferred_split_queue_len(void)
+{
+	return READ_ONCE(deferred_len);
+}
+
+unsigned long deferred_split_scan(unsigned long nr_to_scan)
+{
+	unsigned long split = 0;
+
+	while (nr_to_scan--) {
+		struct folio *folio = NULL;
+
+		spin_lock(&deferred_lock);
+		if (!list_empty(&deferred_list)) {
+			struct folio *f = list_first_entry(&deferred_list, struct folio, lru);
+
+			__deferred_split_dequeue(f);
+			if (folio_try_get(f))
+				folio = f;	/* (no reference: it is being freed) */
+		}
+		spin_unlock(&deferred_lock);
+		if (!folio) {
+			if (!deferred_split_queue_len())
+				break;
+			continue;
+		}
+		if (split_folio(folio) == 0)
+			split++;
+		folio_put(folio);
+	}
+	return split;
+}
+
+/* ---- splitting a folio ---- */
+
+/* rmap_walk callback: turn every PMD mapping of the folio in vma into PTEs. */
+static bool split_pmd_one(struct folio *folio, struct vm_area_struct *vma,
+			  unsigned long address, void *arg)
+{
+	struct page_vma_mapped_walk pvmw = { .folio = folio, .vma = vma, .address = address };
+	bool split = false;
+
+	while (page_vma_mapped_walk(&pvmw)) {
+		if (pvmw.pmd) {
+			__split_huge_pmd_locked(vma, pvmw.pmd, pvmw.address);
+			split = true;
+		}
+	}
+	if (split)
+		flush_tlb_mm_range(vma->vm_mm, ALIGN_DOWN(address, PMD_SIZE),
+				   ALIGN_DOWN(address, PMD_SIZE) + PMD_SIZE);
+	return true;
+}
+
+/* The page-table locks of every mm that may map the folio (anon_vma root lock held). */
+struct mm_lock_set {
+	struct mm_struct **mms;
+	int nr;
+};
+
+static int lock_mappers(struct folio *folio, struct mm_lock_set *set)
+{
+	struct anon_vma_chain *avc;
+	struct anon_vma *av = folio_anon_vma(folio);
+	int cap = 0;
+
+	list_for_each_entry(avc, &av->chains, same_anon_vma)
+		cap++;
+	set->mms = kmalloc(sizeof(*set->mms) * (cap ? cap : 1), GFP_KERNEL);
+	set->nr = 0;
+	if (!set->mms)
+		return -ENOMEM;
+	list_for_each_entry(avc, &av->chains, same_anon_vma) {
+		struct mm_struct *mm = avc->vma->vm_mm;
+		bool seen = false;
+
+		if (vma_address(avc->vma, folio->index, folio_nr_pages(folio)) == (unsigned long)-EFAULT)
+			continue;
+		for (int i = 0; i < set->nr; i++)
+			seen |= set->mms[i] == mm;
+		if (seen)
+			continue;
+		/* Never wait for a second lock while holding one: back off instead. */
+		if (!spin_trylock(&mm->page_table_lock))
+			return -EAGAIN;
+		count_mm_cost(MM_COST_PTL_ACQUIRE);
+		set->mms[set->nr++] = mm;
+	}
+	return 0;
+}
+
+static void unlock_mappers(struct mm_lock_set *set)
+{
+	for (int i = set->nr - 1; i >= 0; i--)
+		pte_unlock(set->mms[i]);
+	kfree(set->mms);
+}
+
+/*
+ * Rewrite the folio's metadata as folios of new_order (every mapper's
+ * page-table lock held, refcount frozen at 0). PTEs stay as they are; each
+ * new folio's mapcounts are those of its pages, its references those of
+ * its mappings (plus the caller's, for the first). New folios nothing maps
+ * are returned in to_free with one reference.
+ */
+static int split_folio_metadata(struct folio *folio, unsigned int new_order,
+				struct folio **to_free)
+{
+	const unsigned long keep = (1UL << PG_anon) | (1UL << PG_swapbacked) | (1UL << PG_uptodate) |
+				   (1UL << PG_dirty) | (1UL << PG_user_alloc) |
+				   (1UL << PG_large_rmappable);
+	const unsigned long per_page = (~0UL << NODES_PGSHIFT) | (1UL << PG_anon_exclusive) |
+				       (1UL << PG_hwpoison);
+	struct page *head = folio_page(folio, 0);
+	unsigned int order = folio_order(folio);
+	unsigned long nr = 1UL << order, step = 1UL << new_order;
+	unsigned long flags = head->flags & keep, index = folio->index, owner = folio->_mm_owner;
+	struct anon_vma *av = folio->mapping;
+	int nr_free = 0;
+
+	/* Page 1's folio fields overlay words page 1 needs for itself now. */
+	memset(&folio->_large_mapcount, 0,
+	       offsetof(struct folio, _mapcount_1) - offsetof(struct folio, _large_mapcount));
+	for (unsigned long off = 0; off < nr; off += step) {
+		struct page *h = head + off;
+		struct folio *f = (struct folio *)h;
+		int maps = 0, mapped_pages = 0, refs;
+
+		for (unsigned long k = 0; k < step; k++) {
+			int m = atomic_read(&h[k]._mapcount) + 1;
+
+			maps += m;
+			mapped_pages += m > 0;
+		}
+		h->flags = (h->flags & per_page) | flags;
+		h->compound_head = 0;
+		h->lru.prev = NULL;
+		h->mapping = av;
+		h->index = index + off;
+		h->private = 0;
+		if (off)
+			anon_vma_get(av);	/* each folio holds its own reference */
+		if (new_order) {
+			SetPageHead(h);
+			f->_folio_order = new_order;
+			atomic_set(&f->_large_mapcount, maps - 1);
+			atomic_set(&f->_entire_mapcount, -1);
+			atomic_set(&f->_nr_pages_mapped, mapped_pages);
+			atomic_set(&f->_pincount, 0);
+			f->_mm_owner = owner;
+			INIT_LIST_HEAD(&f->lru);
+			for (unsigned long k = 1; k < step; k++)
+				h[k].compound_head = (unsigned long)h | 1;
+			mod_mthp_stat(new_order, MTHP_STAT_NR_ANON, 1);
+		}
+		refs = maps + (off == 0);
+		if (!refs) {
+			refs = 1;
+			to_free[nr_free++] = f;
+		}
+		atomic_set(&h->_refcount, refs);
+		if (new_order && mapped_pages && (unsigned long)mapped_pages < step)
+			deferred_split_folio(f);
+	}
+	mod_mthp_stat(order, MTHP_STAT_NR_ANON, -1);
+	return nr_free;
+}
+
+static void count_split(unsigned int order, bool ok)
+{
+	count_mthp_stat(order, ok ? MTHP_STAT_SPLIT : MTHP_STAT_SPLIT_FAILED);
+	if (order == HPAGE_PMD_ORDER)
+		count_thp_event(ok ? THP_SPLIT_PAGE : THP_SPLIT_PAGE_FAILED);
+}
+
+int split_folio_to_order(struct folio *folio, unsigned int new_order)
+{
+	unsigned int order = folio_order(folio);
+	struct rmap_walk_control rwc = { .rmap_one = split_pmd_one, .locked = true };
+	struct mm_lock_set set = { 0 };
+	struct folio **to_free;
+	struct anon_vma *av;
+	int ret, nr_free = 0;
+
+	if (!folio_test_large(folio) || !folio_test_anon(folio) || new_order >= order ||
+	    new_order == 1)
+		return -EINVAL;
+	to_free = kmalloc(sizeof(*to_free) << (order - new_order), GFP_KERNEL);
+	if (!to_free)
+		return -ENOMEM;
+	av = folio_anon_vma(folio);
+	down_write(&av->root->rwsem);
+	ret = -EAGAIN;
+	if (folio_maybe_dma_pinned(folio))
+		goto out;
+	if (folio_entire_mapcount(folio))
+		rmap_walk(folio, &rwc);
+	ret = lock_mappers(folio, &set);
+	if (!ret) {
+		int expected = folio_mapcount(folio) + 1;
+
+		ret = -EAGAIN;
+		/* Freeze: nobody may take a reference while the metadata changes. */
+		if (!folio_entire_mapcount(folio) &&
+		    __atomic_compare_exchange_n(&folio->_refcount.counter, &expected, 0, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			deferred_split_dequeue(folio);
+			nr_free = split_folio_metadata(folio, new_order, to_free);
+			ret = 0;
+		}
+	}
+	unlock_mappers(&set);
+out:
+	up_write(&av->root->rwsem);
+	count_split(order, ret == 0);
+	for (int i = 0; i < nr_free; i++)
+		folio_put(to_free[i]);
+	kfree(to_free);
+	return ret;
+}

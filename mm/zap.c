@@ -1,0 +1,179 @@
+/*
+ * Unmapping pages (munmap, MADV_DONTNEED, exit, truncate): zap_page_range.
+ *
+ * The entries are cleared under the page-table lock, one 2 MiB block at a
+ * time; runs of PTEs that map consecutive pages of one folio go through
+ * one folio_remove_rmap_ptes call (folio_pte_batch). The folios, and how
+ * many references their mappings held, are gathered in a batch: they may
+ * only be given back once no CPU can still reach them through a stale TLB
+ * entry, so a full batch (or the end) is one shootdown, then the puts.
+ * A PMD mapping wholly inside the range goes at once; one that is cut is
+ * split into PTEs first.
+ */
+#include <quire/mmap.h>
+#include <quire/mm.h>
+#include <quire/mm_internal.h>
+#include <quire/rmap.h>
+#include <quire/huge_mm.h>
+#include <quire/slab.h>
+#include <quire/fs.h>
+
+#define GATHER_BATCH 256
+
+struct mmu_gather {
+	struct mm_struct *mm;
+	unsigned long start, end;
+	unsigned int nr;
+	bool flush;
+	struct {
+		struct folio *folio;
+		int refs;
+	} entries[GATHER_BATCH];
+};
+
+static void tlb_flush_and_free(struct mmu_gather *tlb)
+{
+	if (tlb->flush)
+		flush_tlb_mm_range(tlb->mm, tlb->start, tlb->end);
+	for (unsigned int i = 0; i < tlb->nr; i++)
+		folio_put_refs(tlb->entries[i].folio, tlb->entries[i].refs);
+	tlb->nr = 0;
+	tlb->flush = false;
+}
+
+static void tlb_gather(struct mmu_gather *tlb, struct folio *folio, int refs)
+{
+	tlb->entries[tlb->nr].folio = folio;
+	tlb->entries[tlb->nr].refs = refs;
+	tlb->nr++;
+}
+
+/*
+ * Clear the PTEs of [addr, end) inside one page table (lock held). Returns
+ * where it stopped: end, or earlier when the gather batch is full.
+ */
+static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+				   pte_t *pmd, unsigned long addr, unsigned long end)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	while (addr < end && tlb->nr < GATHER_BATCH) {
+		pte_t *pte = pte_offset(pmd, addr), entry = *pte;
+		struct page *page;
+		struct folio *folio;
+		int nr;
+
+		if (!pte_has_page(entry)) {
+			addr += PAGE_SIZE;
+			continue;
+		}
+		tlb->flush = true;
+		if (is_zero_pfn(pte_pfn(entry))) {
+			*pte = 0;
+			addr += PAGE_SIZE;
+			continue;
+		}
+		page = pfn_to_page(pte_pfn(entry));
+		folio = page_folio(page);
+		nr = folio_pte_batch(folio, pte, entry, (int)((end - addr) >> PAGE_SHIFT));
+		for (int i = 0; i < nr; i++)
+			pte[i] = 0;
+		folio_remove_rmap_ptes(folio, page, nr, vma);
+		atomic_long_sub(nr, &mm->rss);
+		tlb_gather(tlb, folio, nr);
+		addr += (unsigned long)nr << PAGE_SHIFT;
+	}
+	return addr;
+}
+
+/* Unmap [start, end) of vma (mmap_lock held, or i_mmap_rwsem for truncate). */
+static void zap_vma_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			  unsigned long start, unsigned long end)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long addr = start;
+
+	while (addr < end) {
+		unsigned long block_end = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, end);
+		struct page *table = NULL;
+		struct folio *huge = NULL;
+		pte_t *pmd;
+
+		pte_lock(mm);
+		pmd = pmd_lookup(mm->pgd, addr, false);
+		if (!pmd || !*pmd) {
+			pte_unlock(mm);
+			addr = block_end;
+			continue;
+		}
+		if (pmd_leaf(*pmd)) {
+			if (IS_ALIGNED(addr, PMD_SIZE) && block_end == addr + PMD_SIZE) {
+				huge = zap_huge_pmd(vma, pmd, &table);
+				tlb->flush = true;
+				pte_unlock(mm);
+				if (huge)
+					tlb_gather(tlb, huge, 1);
+				if (table)
+					tlb_gather(tlb, (struct folio *)table, 1);
+				addr = block_end;
+				if (tlb->nr >= GATHER_BATCH - 1)
+					tlb_flush_and_free(tlb);
+				continue;
+			}
+			__split_huge_pmd_locked(vma, pmd, ALIGN_DOWN(addr, PMD_SIZE));
+			tlb->flush = true;
+		}
+		addr = zap_pte_range(tlb, vma, pmd, addr, block_end);
+		pte_unlock(mm);
+		if (tlb->nr >= GATHER_BATCH - 1)
+			tlb_flush_and_free(tlb);
+	}
+}
+
+static struct mmu_gather *tlb_gather_mmu(struct mmu_gather *fallback, struct mm_struct *mm,
+					 unsigned long start, unsigned long end)
+{
+	struct mmu_gather *tlb = kmalloc(sizeof(*tlb), GFP_KERNEL);
+
+	if (!tlb)
+		tlb = fallback;	/* small enough for the stack in a pinch */
+	tlb->mm = mm;
+	tlb->start = start;
+	tlb->end = end;
+	tlb->nr = 0;
+	tlb->flush = false;
+	return tlb;
+}
+
+static void tlb_finish_mmu(struct mmu_gather *tlb, struct mmu_gather *fallback)
+{
+	tlb_flush_and_free(tlb);
+	if (tlb != fallback)
+		kfree(tlb);
+}
+
+void unmap_region(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	struct mmu_gather fallback, *tlb = tlb_gather_mmu(&fallback, vma->vm_mm, start, end);
+
+	zap_vma_range(tlb, vma, start, end);
+	tlb_finish_mmu(tlb, &fallback);
+}
+
+void unmap_mapping_pages(struct address_space *mapping, unsigned long first)
+{
+	struct vm_area_struct *vma;
+
+	down_read(&mapping->i_mmap_rwsem);
+	list_for_each_entry(vma, &mapping->i_mmap, shared) {
+		unsigned long pages = (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+		unsigned long start;
+
+		if (vma->vm_pgoff + pages <= first)
+			continue;
+		start = first <= vma->vm_pgoff ? vma->vm_start :
+			vma->vm_start + ((first - vma->vm_pgoff) << PAGE_SHIFT);
+		unmap_region(vma, start, vma->vm_end);
+	}
+	up_read(&mapping->i_mmap_rwsem);
+}
