@@ -155,11 +155,13 @@ static bool vma_linked_to(struct vm_area_struct *vma, struct anon_vma *av)
 static bool vma_in_i_mmap(struct vm_area_struct *vma, struct address_space *mapping)
 {
 	struct vm_area_struct *v;
+	bool found = false;
 
+	down_read(&mapping->i_mmap_rwsem);
 	list_for_each_entry(v, &mapping->i_mmap, shared)
-		if (v == vma)
-			return true;
-	return false;
+		found |= v == vma;
+	up_read(&mapping->i_mmap_rwsem);
+	return found;
 }
 
 /* One entry that maps page (of a PMD: the folio's first page) at addr. */
@@ -294,10 +296,10 @@ int mm_verify_mappings(void)
 	int before = reports;
 
 	verify_mapped_folios();
-	spin_lock(&mm_list_lock);
+	mutex_lock(&mm_list_lock);
 	list_for_each_entry(mm, &mm_list, mm_list)
 		verify_mm_entries(mm, false);
-	spin_unlock(&mm_list_lock);
+	mutex_unlock(&mm_list_lock);
 	return reports - before;
 }
 

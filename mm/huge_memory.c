@@ -117,8 +117,7 @@ int do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr)
 	folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
 	if (PageAnonExclusive(folio_page(folio, 0))) {
 		*pmd |= _PAGE_RW | _PAGE_DIRTY;
-	} else if (!folio_maybe_mapped_shared(folio) && !folio_maybe_dma_pinned(folio) &&
-		   folio_ref_count(folio) == folio_mapcount(folio)) {
+	} else if (folio_mapped_by_us_only(folio)) {
 		for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
 			SetPageAnonExclusive(folio_page(folio, i));
 		*pmd |= _PAGE_RW | _PAGE_DIRTY;

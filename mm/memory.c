@@ -295,8 +295,7 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte
 			*pte |= _PAGE_RW | _PAGE_DIRTY;
 			return 0;
 		}
-		if (!folio_maybe_mapped_shared(folio) && !folio_maybe_dma_pinned(folio) &&
-		    folio_ref_count(folio) == folio_mapcount(folio)) {
+		if (folio_mapped_by_us_only(folio)) {
 			/* Ours alone: every PTE of the folio in this run becomes writable. */
 			unsigned long first = addr - ((page - folio_page(folio, 0)) << PAGE_SHIFT);
 			pte_t *p = pte - (page - folio_page(folio, 0));

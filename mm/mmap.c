@@ -19,7 +19,8 @@
 #include <asm/pgtable.h>
 
 LIST_HEAD(mm_list);
-DEFINE_SPINLOCK(mm_list_lock);
+unsigned long mm_exit_verify_failures;
+DEFINE_MUTEX(mm_list_lock);
 
 struct mm_struct *mm_alloc(void)
 {
@@ -38,9 +39,9 @@ struct mm_struct *mm_alloc(void)
 	atomic_set(&mm->mm_users, 1);
 	mm->mmap_base = MMAP_BASE;
 	INIT_LIST_HEAD(&mm->pmd_huge_pte);
-	spin_lock(&mm_list_lock);
+	mutex_lock(&mm_list_lock);
 	list_add_tail(&mm->mm_list, &mm_list);
-	spin_unlock(&mm_list_lock);
+	mutex_unlock(&mm_list_lock);
 	return mm;
 }
 
@@ -111,8 +112,10 @@ void mmput(struct mm_struct *mm)
 	if (!atomic_dec_and_test(&mm->mm_users))
 		return;
 #ifdef DEBUG_MM
-	if (mm_verify_mm(mm))
+	if (mm_verify_mm(mm)) {
 		pr_err("mm %p failed mm_verify at exit\n", mm);
+		mm_exit_verify_failures++;
+	}
 #endif
 	list_for_each_entry_safe(v, n, &mm->vmas, vm_list) {
 		unmap_region(v, v->vm_start, v->vm_end);
@@ -120,9 +123,9 @@ void mmput(struct mm_struct *mm)
 	}
 	if (mm->nr_deposited)
 		pr_err("mm %p: %lu page tables still deposited at exit\n", mm, mm->nr_deposited);
-	spin_lock(&mm_list_lock);
+	mutex_lock(&mm_list_lock);
 	list_del(&mm->mm_list);
-	spin_unlock(&mm_list_lock);
+	mutex_unlock(&mm_list_lock);
 	pgd_free(mm->pgd);
 	kfree(mm->vma_index);
 	kfree(mm);

@@ -16,6 +16,7 @@
 #include <quire/atomic.h>
 #include <quire/spinlock.h>
 #include <quire/rwsem.h>
+#include <quire/mutex.h>
 #include <quire/sched.h>
 
 /* vm_flags */
@@ -93,9 +94,11 @@ struct mm_struct {
 	struct list_head mm_list;	/* in the list of every mm (mm_verify) */
 };
 
-/* Every live mm, for mm_verify (mm_list_lock). */
+/* Every live mm, for mm_verify (mm_list_lock, a mutex). */
 extern struct list_head mm_list;
-extern spinlock_t mm_list_lock;
+extern struct mutex mm_list_lock;
+/* Address spaces that failed mm_verify_mm as they exited (DEBUG_MM builds). */
+extern unsigned long mm_exit_verify_failures;
 
 /* Take mm's page-table lock (counted: "PTE-lock acquisitions" in make bench). */
 void pte_lock(struct mm_struct *mm);

@@ -128,6 +128,17 @@ static inline bool folio_maybe_dma_pinned(const struct folio *folio)
 	return folio_ref_count(folio) >= GUP_PIN_COUNTING_BIAS;
 }
 
+/*
+ * A copy-on-write fault may reuse the folio in place: it is not pinned,
+ * every reference is a mapping, and every mapping is the faulting mm's
+ * (only one mapping at all, the faulting one, or no other mm maps it).
+ */
+static inline bool folio_mapped_by_us_only(const struct folio *folio)
+{
+	return !folio_maybe_dma_pinned(folio) && folio_ref_count(folio) == folio_mapcount(folio) &&
+	       (folio_mapcount(folio) == 1 || !folio_maybe_mapped_shared(folio));
+}
+
 /* ---- the batched rmap interface (page-table lock held) ---- */
 
 #define RMAP_NONE	0

@@ -34,6 +34,8 @@ static void expect_free_back(struct ktest *t, const unsigned long before[MAX_NUM
 		if (node_has_memory(nid))
 			KEXPECT_LE(t, (long)before[nid] - (long)node_page_state(nid, NR_FREE_PAGES), slack);
 	KEXPECT_EQ(t, mm_verify(), 0);
+	/* DEBUG_MM builds check every address space as it exits, too. */
+	KEXPECT_EQ(t, mm_exit_verify_failures, 0);
 }
 
 static int run(const char *mode, const void *image, size_t size)
