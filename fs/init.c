@@ -1,6 +1,7 @@
-/* Boot: the root file system and the drivers behind its device nodes. */
+/* Boot: the root file system, the drivers behind its device nodes, /proc and /sys. */
 #define pr_fmt(fmt) "vfs: " fmt
 #include <quire/fs.h>
+#include <quire/pseudofs.h>
 #include <quire/panic.h>
 #include <quire/printk.h>
 
@@ -15,5 +16,8 @@ void vfs_init(void)
 		panic("vfs: cannot create the root file system (error %d)", err);
 	mem_devices_init();
 	tty_init();
-	pr_info("root file system: ramfs, with /dev/console, /dev/null, /dev/zero, /tmp\n");
+	procfs_init();		/* failures are logged; the system runs without them */
+	sysfs_init();
+	pr_info("root file system: ramfs, with /dev/console, /dev/null, /dev/zero, /tmp; "
+		"procfs on /proc, sysfs on /sys\n");
 }

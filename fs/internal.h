@@ -22,4 +22,14 @@ extern const struct file_operations ramfs_dir_operations;
 /* open.c: the checks open makes on the inode it found, before the file exists. */
 int may_open(struct inode *inode, int flags);
 
+/*
+ * mount.c: put root (a directory of another tree) in the place of the
+ * directory at path; 0 or -errno (ENOENT, ENOTDIR, EBUSY: already a mount
+ * point). follow_mount swaps a looked-up inode for what is mounted on it
+ * (consumes the reference, returns one); vfs_ns_mutex held for both tests.
+ */
+int vfs_mount(const char *path, struct inode *root);
+struct inode *follow_mount(struct inode *inode);
+bool is_mountpoint(struct inode *inode);
+
 #endif

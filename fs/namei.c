@@ -6,6 +6,8 @@
  * ENOENT, ENOTDIR, ENAMETOOLONG (a path of PATH_MAX bytes or more, a
  * component over NAME_MAX), ELOOP (over MAXSYMLINKS links, or nested more
  * than MAX_NESTED_LINKS deep), EEXIST, EISDIR, ENOTEMPTY, EBUSY, EINVAL.
+ * A directory with another file system mounted on it (fs/mount.c) is
+ * crossed into the mounted root.
  *
  * Everything runs under vfs_ns_mutex, so a walk sees a stable tree; each
  * step holds a reference on the directory it stands in.
@@ -91,6 +93,7 @@ static int step(struct nameidata *nd, struct inode *dir, const char *name, size_
 	err = dir->i_op->lookup(dir, name, len, &inode);
 	if (err)
 		return err;
+	inode = follow_mount(inode);		/* /proc, /sys: the mounted tree */
 	if (follow && S_ISLNK(inode->i_mode))
 		return follow_link(nd, dir, inode, out);
 	*out = inode;
@@ -342,6 +345,19 @@ out:
 	return err;
 }
 
+/* The name in dir is a mount point (rmdir: EBUSY). */
+static bool mountpoint_at(struct inode *dir, const char *name, size_t len)
+{
+	struct inode *inode;
+	bool ret;
+
+	if (dir->i_op->lookup(dir, name, len, &inode))
+		return false;
+	ret = is_mountpoint(inode);
+	iput(inode);
+	return ret;
+}
+
 int vfs_rmdir(struct inode *cwd, const char *path)
 {
 	static const int errs[] = {
@@ -356,8 +372,12 @@ int vfs_rmdir(struct inode *cwd, const char *path)
 	if (!err) {
 		if (l.type != LAST_NORM)
 			err = errs[l.type];
+		else if (dir_dead(l.dir))
+			err = -ENOENT;
+		else if (mountpoint_at(l.dir, l.name, l.len))
+			err = -EBUSY;
 		else
-			err = dir_dead(l.dir) ? -ENOENT : l.dir->i_op->rmdir(l.dir, l.name, l.len);
+			err = l.dir->i_op->rmdir(l.dir, l.name, l.len);
 		iput(l.dir);
 	}
 	mutex_unlock(&vfs_ns_mutex);

@@ -2,8 +2,10 @@
  * The root file system: a ramfs with the directories and device nodes a
  * program expects before anything is unpacked into it, as Linux's
  * devtmpfs would give: /dev/console (5:1), /dev/null (1:3), /dev/zero
- * (1:5), and /tmp. The nodes exist whether or not a driver has registered
- * their numbers (opening one without a driver is ENXIO).
+ * (1:5), and /tmp; and the empty directories /proc and /sys, where
+ * vfs_init mounts procfs and sysfs (fs/procfs.c, fs/sysfs.c). The nodes
+ * exist whether or not a driver has registered their numbers (opening one
+ * without a driver is ENXIO).
  */
 #define pr_fmt(fmt) "vfs: " fmt
 #include <quire/fs.h>
@@ -20,6 +22,8 @@ static const struct {
 	{ "/dev/null", S_IFCHR | 0666, 1, 3 },
 	{ "/dev/zero", S_IFCHR | 0666, 1, 5 },
 	{ "/tmp", S_IFDIR | 01777, 0, 0 },
+	{ "/proc", S_IFDIR | 0555, 0, 0 },
+	{ "/sys", S_IFDIR | 0555, 0, 0 },
 };
 
 int init_rootfs(void)

@@ -15,6 +15,7 @@
 #include <quire/printk.h>
 #include <quire/fs.h>
 #include <quire/rmap.h>
+#include <quire/huge_mm.h>
 #include <quire/mm_internal.h>
 #include <asm/pgtable.h>
 
@@ -171,6 +172,9 @@ static int split_vma(struct vm_area_struct *v, unsigned long addr)
 
 	if (!n)
 		return -ENOMEM;
+	/* No PMD mapping may straddle the new boundary (Linux: vma_adjust_trans_huge). */
+	if (!IS_ALIGNED(addr, PMD_SIZE))
+		split_huge_pmd(v, addr);
 	*n = *v;
 	n->vm_start = addr;
 	n->vm_pgoff = v->vm_pgoff + ((addr - v->vm_start) >> PAGE_SHIFT);

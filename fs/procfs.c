@@ -1,0 +1,101 @@
+/*
+ * /proc: a pseudofs tree (include/quire/pseudofs.h) mounted at boot.
+ *
+ *   /proc/vmstat          memory counters and THP events (vmstat_show, mm/thp_settings.c)
+ *   /proc/self/pagemap    the caller's page tables, 8 bytes a page (mm/task_mmu.c)
+ *   /proc/self/smaps      the caller's VMAs and what they map (mm/task_mmu.c)
+ *
+ * /proc/self is a directory here, not Linux's symlink to /proc/<pid>
+ * (there are no per-pid directories yet): its files act on the address
+ * space of whoever opens them. The open takes a reference on that mm, as
+ * Linux does, so a file handed to another process (fork) keeps showing the
+ * opener's; a kernel thread (no mm) reads them as empty.
+ */
+#define pr_fmt(fmt) "procfs: " fmt
+#include <quire/pseudofs.h>
+#include <quire/huge_mm.h>
+#include <quire/task_mmu.h>
+#include <quire/mmap.h>
+#include <quire/sched.h>
+#include <quire/errno.h>
+#include <quire/printk.h>
+#include "internal.h"
+
+struct pseudo_node *proc_root;
+
+static ssize_t vmstat_file_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return vmstat_show(buf, size);
+}
+
+static const struct pseudo_ops vmstat_ops = { .show = vmstat_file_show };
+
+/* ---- /proc/self: the opener's mm ---- */
+
+static int self_open(struct pseudo_file *pf)
+{
+	struct task *t = current;		/* (none in a host test) */
+	struct mm_struct *mm = t ? t->mm : NULL;
+
+	if (mm)
+		atomic_inc(&mm->mm_users);	/* dropped by self_release */
+	pf->private = mm;
+	return 0;
+}
+
+static void self_release(struct pseudo_file *pf)
+{
+	if (pf->private)
+		mmput(pf->private);
+}
+
+static ssize_t pagemap_file_read(struct pseudo_file *pf, void *buf, size_t count, loff_t pos)
+{
+	if (!pf->private)
+		return 0;
+	return pagemap_read(pf->private, buf, count, pos);
+}
+
+static ssize_t smaps_file_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	if (!pf->private) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return smaps_show(pf->private, buf, size);
+}
+
+static const struct pseudo_ops pagemap_ops = {
+	.open = self_open, .release = self_release, .read = pagemap_file_read,
+};
+
+static const struct pseudo_ops smaps_ops = {
+	.open = self_open, .release = self_release, .show = smaps_file_show,
+};
+
+int procfs_init(void)
+{
+	struct pseudo_node *self;
+	int err = -ENOMEM;
+
+	if (proc_root)
+		return 0;
+	proc_root = pseudo_new_root();
+	if (!proc_root)
+		goto fail;
+	self = pseudo_mkdir(proc_root, "self");
+	if (!self)
+		goto fail;
+	err = pseudo_create(proc_root, "vmstat", 0444, &vmstat_ops, NULL);
+	if (!err)
+		err = pseudo_create(self, "pagemap", 0400, &pagemap_ops, NULL);
+	if (!err)
+		err = pseudo_create(self, "smaps", 0444, &smaps_ops, NULL);
+	if (!err)
+		err = vfs_mount("/proc", pseudo_inode(proc_root));
+	if (!err)
+		return 0;
+fail:
+	pr_err("cannot build /proc: error %d\n", err);
+	return err;
+}

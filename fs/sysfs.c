@@ -1,0 +1,106 @@
+/*
+ * /sys: a pseudofs tree (include/quire/pseudofs.h) mounted at boot. Today
+ * it holds the THP controls and counters, with Linux's paths and formats
+ * (mm/thp_settings.c, docs/mm/thp.md):
+ *
+ *   /sys/kernel/mm/transparent_hugepage/enabled                      [always] madvise never
+ *   /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled   always inherit madvise [never]
+ *   /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/<name>   a number
+ *
+ * for the sizes 16kB .. 2048kB (orders 2..9) and the names of
+ * mthp_stat_names[]. A write of a value the setting does not know is
+ * EINVAL, and the setting stays as it was.
+ */
+#define pr_fmt(fmt) "sysfs: " fmt
+#include <quire/pseudofs.h>
+#include <quire/huge_mm.h>
+#include <quire/kernel.h>
+#include <quire/errno.h>
+#include <quire/printk.h>
+#include "internal.h"
+
+struct pseudo_node *sysfs_root;
+
+/* data of a per-size file: order, and for a stats file the item too */
+#define ORDER_ITEM(order, item)	((void *)(((unsigned long)(item) << 8) | (order)))
+#define DATA_ORDER(data)	((unsigned int)((unsigned long)(data) & 0xff))
+#define DATA_ITEM(data)		((enum mthp_stat_item)((unsigned long)(data) >> 8))
+
+static ssize_t enabled_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return thp_enabled_show(buf, size);
+}
+
+static int enabled_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	return thp_enabled_store(buf, len);
+}
+
+static ssize_t order_enabled_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return thp_order_enabled_show(DATA_ORDER(pf->data), buf, size);
+}
+
+static int order_enabled_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	return thp_order_enabled_store(DATA_ORDER(pf->data), buf, len);
+}
+
+static ssize_t stat_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return scnprintf(buf, size, "%lu\n", mthp_stat_read(DATA_ORDER(pf->data),
+							    DATA_ITEM(pf->data)));
+}
+
+static const struct pseudo_ops enabled_ops = { .show = enabled_show, .store = enabled_store };
+static const struct pseudo_ops order_enabled_ops = {
+	.show = order_enabled_show, .store = order_enabled_store,
+};
+static const struct pseudo_ops stat_ops = { .show = stat_show };
+
+/* hugepages-<size>kB/{enabled,stats/...} of one order. */
+static int add_size_dir(struct pseudo_node *thp, unsigned int order)
+{
+	struct pseudo_node *dir, *stats;
+	char name[32];
+	int err;
+
+	snprintf(name, sizeof(name), "hugepages-%lukB", (PAGE_SIZE << order) >> 10);
+	dir = pseudo_mkdir(thp, name);
+	if (!dir)
+		return -ENOMEM;
+	err = pseudo_create(dir, "enabled", 0644, &order_enabled_ops, ORDER_ITEM(order, 0));
+	stats = err ? NULL : pseudo_mkdir(dir, "stats");
+	if (!err && !stats)
+		err = -ENOMEM;
+	for (int i = 0; i < NR_MTHP_STAT_ITEMS && !err; i++)
+		err = pseudo_create(stats, mthp_stat_names[i], 0444, &stat_ops,
+				    ORDER_ITEM(order, i));
+	return err;
+}
+
+int sysfs_init(void)
+{
+	struct pseudo_node *kernel, *mm, *thp = NULL;
+	int err = -ENOMEM;
+
+	if (sysfs_root)
+		return 0;
+	sysfs_root = pseudo_new_root();
+	kernel = sysfs_root ? pseudo_mkdir(sysfs_root, "kernel") : NULL;
+	mm = kernel ? pseudo_mkdir(kernel, "mm") : NULL;
+	thp = mm ? pseudo_mkdir(mm, "transparent_hugepage") : NULL;
+	if (!thp)
+		goto fail;
+	err = pseudo_create(thp, "enabled", 0644, &enabled_ops, NULL);
+	for (unsigned int order = THP_ORDER_MIN; order <= HPAGE_PMD_ORDER && !err; order++)
+		if (THP_ORDERS_ANON & (1UL << order))
+			err = add_size_dir(thp, order);
+	if (!err)
+		err = vfs_mount("/sys", pseudo_inode(sysfs_root));
+	if (!err)
+		return 0;
+fail:
+	pr_err("cannot build /sys: error %d\n", err);
+	return err;
+}

@@ -1,0 +1,79 @@
+/*
+ * Synthetic file systems (fs/pseudofs.c): trees of directories and files
+ * whose content is made by the kernel when they are read, and whose writes
+ * go to a kernel function. /proc (fs/procfs.c) and /sys (fs/sysfs.c) are
+ * built from them; docs/procfs.md shows how to add a file.
+ *
+ *	static ssize_t answer_show(struct pseudo_file *pf, char *buf, size_t size)
+ *	{
+ *		return scnprintf(buf, size, "%d\n", 42);
+ *	}
+ *	static const struct pseudo_ops answer_ops = { .show = answer_show };
+ *
+ *	pseudo_create(proc_root, "answer", 0444, &answer_ops, NULL);
+ *
+ * A file has either show (text: the whole content is made into a buffer by
+ * the read at position 0, and later reads continue in that snapshot, as
+ * Linux's seq_file) or read (binary: each read is served directly, for
+ * /proc/self/pagemap). store makes it writable: each write(2) is one value.
+ * Opening for writing a file without store, or for reading one without
+ * show or read, is EACCES (Linux's sysfs answer).
+ *
+ * Nodes live as long as the kernel: there is no removal.
+ */
+#ifndef QUIRE_PSEUDOFS_H
+#define QUIRE_PSEUDOFS_H
+
+#include <quire/types.h>
+#include <quire/fs.h>
+#include <quire/mutex.h>
+
+struct pseudo_node;
+
+/* One open file of a pseudo file system (file->private_data). */
+struct pseudo_file {
+	const struct pseudo_node *node;
+	void *data;		/* what pseudo_create was given */
+	void *private;		/* the ops' own, set by open (e.g. an mm) */
+	/* show files: the snapshot the reads are served from */
+	struct mutex lock;
+	char *text;
+	size_t len;
+};
+
+struct pseudo_ops {
+	/* Optional: set up pf->private; 0 or -errno (the open fails). */
+	int (*open)(struct pseudo_file *pf);
+	void (*release)(struct pseudo_file *pf);
+	/*
+	 * Text: write the whole content into buf (size bytes, NUL-terminated
+	 * as scnprintf does) and return its length, or -errno. A result of
+	 * size - 1 or more means "maybe cut": the buffer grows and show runs
+	 * again (up to KMALLOC_MAX_SIZE).
+	 */
+	ssize_t (*show)(struct pseudo_file *pf, char *buf, size_t size);
+	/* Binary: count bytes at pos into buf: the bytes, 0 at the end, or -errno. */
+	ssize_t (*read)(struct pseudo_file *pf, void *buf, size_t count, loff_t pos);
+	/* A write: buf is NUL-terminated (len < PAGE_SIZE bytes); 0 or -errno. */
+	int (*store)(struct pseudo_file *pf, const char *buf, size_t len);
+};
+
+/* A new, empty tree (a directory 0555); NULL when out of memory. */
+struct pseudo_node *pseudo_new_root(void);
+/* A directory (0555) in parent; NULL when out of memory or the name exists. */
+struct pseudo_node *pseudo_mkdir(struct pseudo_node *parent, const char *name);
+/* A file in parent with permission bits mode (0444, 0644, 0400...); 0 or -errno. */
+int pseudo_create(struct pseudo_node *parent, const char *name, umode_t mode,
+		  const struct pseudo_ops *ops, void *data);
+/* The directory inode of a node (for mounting); no reference is taken. */
+struct inode *pseudo_inode(struct pseudo_node *node);
+
+/* The trees mounted at /proc and /sys (NULL before vfs_init). */
+extern struct pseudo_node *proc_root;
+extern struct pseudo_node *sysfs_root;
+
+/* Boot (vfs_init): build the trees and mount them on /proc and /sys. */
+int procfs_init(void);
+int sysfs_init(void);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * What /proc/<pid>/smaps and /proc/<pid>/pagemap report about an address
+ * space (mm/task_mmu.c), in Linux's formats (docs/procfs.md). Both take
+ * mmap_lock for reading and the page-table lock while they read entries.
+ */
+#ifndef QUIRE_TASK_MMU_H
+#define QUIRE_TASK_MMU_H
+
+#include <quire/types.h>
+#include <quire/fs.h>
+
+struct mm_struct;
+
+/* pagemap: one 64-bit entry per virtual page, at offset (vaddr / 4096) * 8. */
+#define PM_ENTRY_BYTES		8
+#define PM_PFRAME_BITS		55
+#define PM_PFRAME_MASK		((1ULL << PM_PFRAME_BITS) - 1)	/* bits 0-54: the PFN */
+#define PM_SOFT_DIRTY		(1ULL << 55)	/* never set: no soft-dirty tracking */
+#define PM_MMAP_EXCLUSIVE	(1ULL << 56)	/* the page is mapped once, by this mm */
+#define PM_FILE			(1ULL << 61)	/* a file page (not anonymous) */
+#define PM_SWAP			(1ULL << 62)	/* never set: no swap */
+#define PM_PRESENT		(1ULL << 63)
+
+/*
+ * Fill kbuf with the entries for the bytes [pos, pos + count) of the
+ * pagemap file: the bytes written, 0 at or past the end of the user
+ * address range, -EINVAL when pos or count is not a multiple of 8.
+ * Unmapped pages read as 0.
+ */
+ssize_t pagemap_read(struct mm_struct *mm, void *kbuf, size_t count, loff_t pos);
+
+/*
+ * The smaps text of every VMA into buf (size bytes, NUL-terminated): the
+ * length written; size - 1 when it was cut (the caller retries larger).
+ */
+ssize_t smaps_show(struct mm_struct *mm, char *buf, size_t size);
+
+#endif

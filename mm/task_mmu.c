@@ -1,0 +1,326 @@
+/*
+ * /proc/<pid>/pagemap and /proc/<pid>/smaps (include/quire/task_mmu.h,
+ * docs/procfs.md): what an address space maps, read from its page tables
+ * in Linux's formats.
+ *
+ * Both walk the VMAs under mmap_lock (read) and each 2 MiB block of a VMA
+ * under the page-table lock: a PMD leaf is one PMD-mapped folio, anything
+ * else is a page table of 512 PTEs. The shared zero page is what Linux
+ * calls a special page (the rmap does not count it): pagemap reports it
+ * present with its PFN and nothing more, and smaps leaves it out of Rss,
+ * as Linux does.
+ *
+ * PROT_NONE pages keep their frame and count as present, as on Linux (x86's
+ * pte_present is true for them). Non-present entries read as not mapped:
+ * there is no swap, and migration entries are not reported yet.
+ */
+#include <quire/task_mmu.h>
+#include <quire/mmap.h>
+#include <quire/mm.h>
+#include <quire/rmap.h>
+#include <quire/mm_internal.h>
+#include <quire/huge_mm.h>
+#include <quire/pte.h>
+#include <quire/fs.h>
+#include <quire/kernel.h>
+#include <quire/string.h>
+#include <quire/errno.h>
+#include <asm/page.h>
+
+/* ---- the walk: one VMA range, block by block, page-table lock held per block ---- */
+
+struct mmu_walk {
+	/* a PTE (possibly empty) of addr */
+	void (*pte)(struct mmu_walk *w, unsigned long addr, pte_t pte);
+	/* a PMD leaf mapping [addr, end) (part of its 2 MiB) */
+	void (*pmd)(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd);
+	/* nothing mapped in [addr, end) (optional) */
+	void (*hole)(struct mmu_walk *w, unsigned long addr, unsigned long end);
+};
+
+static void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		       struct mmu_walk *w)
+{
+	for (unsigned long addr = start, next; addr < end; addr = next) {
+		pte_t *pmd, entry;
+
+		next = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, end);
+		pte_lock(mm);
+		pmd = pmd_lookup(mm->pgd, addr, false);
+		entry = pmd ? *pmd : 0;
+		if (pmd_leaf(entry)) {
+			w->pmd(w, addr, next, entry);
+		} else if (entry & _PAGE_PRESENT) {
+			for (unsigned long a = addr; a < next; a += PAGE_SIZE)
+				w->pte(w, a, *pte_offset(pmd, a));
+		} else if (w->hole) {
+			w->hole(w, addr, next);
+		}
+		pte_unlock(mm);
+	}
+}
+
+/*
+ * The folio behind a frame mapped in a user page table, or NULL for a
+ * special page: the shared zero page, or a frame with no struct page.
+ * Page-table lock held.
+ */
+static struct folio *normal_folio(unsigned long pfn, struct page **pagep)
+{
+	struct page *page = is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
+	struct folio *folio;
+
+	if (!page)
+		return NULL;
+	folio = page_folio(page);
+	*pagep = page;
+	return folio;
+}
+
+/* ---- pagemap ---- */
+
+struct pagemap_walk {
+	struct mmu_walk w;
+	unsigned long start;	/* the address of out[0] */
+	u64 *out;
+};
+
+static u64 pagemap_entry(unsigned long pfn)
+{
+	u64 e = PM_PRESENT | ((u64)pfn & PM_PFRAME_MASK);
+	struct page *page;
+	struct folio *folio = normal_folio(pfn, &page);
+
+	if (!folio)
+		return e;
+	if (!folio_test_anon(folio))
+		e |= PM_FILE;
+	if (page_mapcount(page) == 1 &&
+	    (!folio_test_large(folio) || !folio_maybe_mapped_shared(folio)))
+		e |= PM_MMAP_EXCLUSIVE;
+	return e;
+}
+
+static void pagemap_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
+{
+	struct pagemap_walk *pw = container_of(w, struct pagemap_walk, w);
+
+	if (pte_has_page(pte))
+		pw->out[(addr - pw->start) >> PAGE_SHIFT] = pagemap_entry(pte_pfn(pte));
+}
+
+static void pagemap_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd)
+{
+	struct pagemap_walk *pw = container_of(w, struct pagemap_walk, w);
+
+	for (; addr < end; addr += PAGE_SIZE) {
+		unsigned long pfn = pmd_pfn(pmd) + ((addr & (PMD_SIZE - 1)) >> PAGE_SHIFT);
+
+		pw->out[(addr - pw->start) >> PAGE_SHIFT] = pagemap_entry(pfn);
+	}
+}
+
+ssize_t pagemap_read(struct mm_struct *mm, void *kbuf, size_t count, loff_t pos)
+{
+	struct pagemap_walk pw = {
+		.w = { .pte = pagemap_pte, .pmd = pagemap_pmd },
+		.out = kbuf,
+	};
+	unsigned long start, end, nr;
+	struct vm_area_struct *v;
+
+	if (pos < 0 || pos % PM_ENTRY_BYTES || count % PM_ENTRY_BYTES)
+		return -EINVAL;
+	if (!count || (u64)pos / PM_ENTRY_BYTES >= USER_TOP >> PAGE_SHIFT)
+		return 0;
+	start = (unsigned long)(pos / PM_ENTRY_BYTES) << PAGE_SHIFT;
+	nr = min(count / PM_ENTRY_BYTES, (USER_TOP - start) >> PAGE_SHIFT);
+	end = start + (nr << PAGE_SHIFT);
+	pw.start = start;
+	memset(kbuf, 0, nr * PM_ENTRY_BYTES);
+	down_read(&mm->mmap_lock);
+	/* From the first VMA ending after start (found in O(log n)), in address order. */
+	for (v = find_vma(mm, start); v && v->vm_start < end;
+	     v = v->vm_list.next == &mm->vmas ? NULL :
+		 list_entry(v->vm_list.next, struct vm_area_struct, vm_list))
+		walk_range(mm, max(v->vm_start, start), min(v->vm_end, end), &pw.w);
+	up_read(&mm->mmap_lock);
+	return (ssize_t)(nr * PM_ENTRY_BYTES);
+}
+
+/* ---- smaps ---- */
+
+#define PSS_SHIFT	12	/* Pss is summed in 1/4096ths of a byte, as Linux does */
+
+struct smaps_walk {
+	struct mmu_walk w;
+	unsigned long resident, anonymous, anon_thp, referenced;
+	unsigned long shared_clean, shared_dirty, private_clean, private_dirty;
+	u64 pss;
+};
+
+/* One page of a mapped folio: private or shared by its own mapcount. */
+static void account_page(struct smaps_walk *s, struct page *page, bool dirty)
+{
+	int mapcount = page_mapcount(page);
+	u64 pss = (u64)PAGE_SIZE << PSS_SHIFT;
+
+	if (mapcount >= 2) {
+		pss /= (u64)mapcount;
+		if (dirty)
+			s->shared_dirty += PAGE_SIZE;
+		else
+			s->shared_clean += PAGE_SIZE;
+	} else if (dirty) {
+		s->private_dirty += PAGE_SIZE;
+	} else {
+		s->private_clean += PAGE_SIZE;
+	}
+	s->pss += pss;
+}
+
+/* nr pages from page on, mapped by one entry (a PTE: 1, a PMD: 512). */
+static void smaps_account(struct smaps_walk *s, struct folio *folio, struct page *page,
+			  unsigned long nr, pte_t entry, bool pmd)
+{
+	unsigned long size = nr << PAGE_SHIFT;
+	const struct page *head = (const struct page *)folio;
+	bool dirty = (entry & _PAGE_DIRTY) || test_page_flag(head, PG_dirty);
+
+	s->resident += size;
+	if (folio_test_anon(folio)) {
+		s->anonymous += size;
+		if (pmd)
+			s->anon_thp += size;
+	}
+	if ((entry & _PAGE_ACCESSED) || test_page_flag(head, PG_referenced))
+		s->referenced += size;
+	for (unsigned long i = 0; i < nr; i++)
+		account_page(s, page + i, dirty);
+}
+
+static void smaps_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
+{
+	struct smaps_walk *s = container_of(w, struct smaps_walk, w);
+	struct folio *folio;
+	struct page *page;
+
+	if (!pte_has_page(pte))
+		return;
+	folio = normal_folio(pte_pfn(pte), &page);
+	if (folio)
+		smaps_account(s, folio, page, 1, pte, false);
+}
+
+static void smaps_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd)
+{
+	struct smaps_walk *s = container_of(w, struct smaps_walk, w);
+	unsigned long first = (addr & (PMD_SIZE - 1)) >> PAGE_SHIFT;
+	struct folio *folio;
+	struct page *page;
+
+	folio = normal_folio(pmd_pfn(pmd) + first, &page);
+	if (folio)
+		smaps_account(s, folio, page, (end - addr) >> PAGE_SHIFT, pmd, true);
+}
+
+/* Linux's two-letter VmFlags names, for the flags Quire has, in bit order. */
+static const struct {
+	unsigned long flag;
+	char name[3];
+} vm_flag_names[] = {
+	{ VM_READ, "rd" }, { VM_WRITE, "wr" }, { VM_EXEC, "ex" }, { VM_SHARED, "sh" },
+	{ VM_GROWSDOWN, "gd" }, { VM_DONTCOPY, "dc" }, { VM_HUGEPAGE, "hg" },
+	{ VM_NOHUGEPAGE, "nh" },
+};
+
+static const char *vma_name(struct mm_struct *mm, struct vm_area_struct *v)
+{
+	if (v->vm_file)
+		return NULL;	/* no path names for inodes yet (no dentries) */
+	if (v->vm_start <= mm->brk && v->vm_end >= mm->start_brk && mm->start_brk)
+		return "[heap]";
+	if (v->vm_start <= mm->start_stack && v->vm_end >= mm->start_stack)
+		return "[stack]";
+	return NULL;
+}
+
+#define HEADER_WIDTH	72	/* Linux pads the header to 25 + 6 * sizeof(void *) - 1 */
+
+/* "start-end perms offset dev inode [name]", as /proc/<pid>/maps prints it. */
+static int show_header(char *buf, size_t size, struct mm_struct *mm, struct vm_area_struct *v)
+{
+	unsigned long f = v->vm_flags, ino = 0;
+	unsigned long long off = 0;
+	const char *name = vma_name(mm, v);
+	unsigned int major = 0, minor = 0;
+	int len;
+
+	if (v->vm_file) {
+		struct inode *inode = file_inode(v->vm_file);
+
+		off = (unsigned long long)v->vm_pgoff << PAGE_SHIFT;
+		ino = inode->i_ino;
+		minor = 1;		/* ramfs's anonymous device 0:1 (fs/inode.c) */
+	}
+	len = scnprintf(buf, size, "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu ",
+			v->vm_start, v->vm_end, f & VM_READ ? 'r' : '-', f & VM_WRITE ? 'w' : '-',
+			f & VM_EXEC ? 'x' : '-', f & VM_SHARED ? 's' : 'p', off, major, minor, ino);
+	if (name)
+		len += scnprintf(buf + len, size - len, "%*s %s",
+				 len < HEADER_WIDTH ? HEADER_WIDTH - len : 0, "", name);
+	len += scnprintf(buf + len, size - len, "\n");
+	return len;
+}
+
+static int show_kb(char *buf, size_t size, const char *name, unsigned long bytes)
+{
+	return scnprintf(buf, size, "%-16s%8lu kB\n", name, bytes >> 10);
+}
+
+static int show_vma(char *buf, size_t size, struct mm_struct *mm, struct vm_area_struct *v)
+{
+	struct smaps_walk s = { .w = { .pte = smaps_pte, .pmd = smaps_pmd } };
+	bool thp = thp_vma_allowable_orders(v->vm_flags) & (1UL << HPAGE_PMD_ORDER);
+	int len;
+
+	walk_range(mm, v->vm_start, v->vm_end, &s.w);
+	len = show_header(buf, size, mm, v);
+	len += show_kb(buf + len, size - len, "Size:", v->vm_end - v->vm_start);
+	len += show_kb(buf + len, size - len, "KernelPageSize:", PAGE_SIZE);
+	len += show_kb(buf + len, size - len, "MMUPageSize:", PAGE_SIZE);
+	len += show_kb(buf + len, size - len, "Rss:", s.resident);
+	len += show_kb(buf + len, size - len, "Pss:", (unsigned long)(s.pss >> PSS_SHIFT));
+	len += show_kb(buf + len, size - len, "Shared_Clean:", s.shared_clean);
+	len += show_kb(buf + len, size - len, "Shared_Dirty:", s.shared_dirty);
+	len += show_kb(buf + len, size - len, "Private_Clean:", s.private_clean);
+	len += show_kb(buf + len, size - len, "Private_Dirty:", s.private_dirty);
+	len += show_kb(buf + len, size - len, "Referenced:", s.referenced);
+	len += show_kb(buf + len, size - len, "Anonymous:", s.anonymous);
+	len += show_kb(buf + len, size - len, "AnonHugePages:", s.anon_thp);
+	len += scnprintf(buf + len, size - len, "%-16s%8u\n", "THPeligible:", thp ? 1u : 0u);
+	len += scnprintf(buf + len, size - len, "VmFlags: ");
+	for (size_t i = 0; i < ARRAY_SIZE(vm_flag_names); i++)
+		if (v->vm_flags & vm_flag_names[i].flag)
+			len += scnprintf(buf + len, size - len, "%s ", vm_flag_names[i].name);
+	len += scnprintf(buf + len, size - len, "\n");
+	return len;
+}
+
+ssize_t smaps_show(struct mm_struct *mm, char *buf, size_t size)
+{
+	struct vm_area_struct *v;
+	size_t len = 0;
+
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	down_read(&mm->mmap_lock);
+	list_for_each_entry(v, &mm->vmas, vm_list) {
+		len += show_vma(buf + len, size - len, mm, v);
+		if (len + 1 >= size)
+			break;		/* cut: the caller asks again with more room */
+	}
+	up_read(&mm->mmap_lock);
+	return (ssize_t)len;
+}
