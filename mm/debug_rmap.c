@@ -196,7 +196,8 @@ static void check_entry(struct vm_area_struct *vma, unsigned long addr, pte_t en
 	if (!folio_mapped(folio))
 		folio_problem(folio, "mapped at %#lx but its mapcount is 0", addr);
 	want_index = folio->index + (unsigned long)(page - folio_page(folio, 0));
-	if (vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT) != want_index)
+	if (addr >= vma->vm_start &&	/* (a PMD crossing the VMA's start is reported already) */
+	    vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT) != want_index)
 		folio_problem(folio, "at %#lx in mm %p, where page %#lx belongs, not %#lx", addr,
 			      vma->vm_mm, vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT),
 			      want_index);

@@ -167,9 +167,10 @@ int folio_try_dup_anon_rmap_pmd(struct folio *folio, struct page *page,
 				struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 
 /*
- * Before GUP hands out a pin on an exclusive page that may be shared later:
- * -EBUSY when the folio may be pinned already; otherwise the page stops
- * being PageAnonExclusive (the caller has unmapped it and flushed).
+ * An exclusive page is about to be unmapped for a while (migration, later
+ * swap) and mapped again: it stops being PageAnonExclusive, unless its folio
+ * may be pinned (-EBUSY, nothing changed: the caller must leave it mapped).
+ * The caller has cleared the entry and flushed the TLB.
  */
 int folio_try_share_anon_rmap_pte(struct folio *folio, struct page *page);
 int folio_try_share_anon_rmap_pmd(struct folio *folio, struct page *page);
@@ -195,11 +196,9 @@ void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_are
  * Set folio, vma, address (where the folio would be in vma), call it until
  * it returns false; each true leaves pte or pmd (the other NULL) pointing
  * at one mapping, with the mm's page-table lock held. A caller that stops
- * early calls page_vma_mapped_walk_done. PVMW_MIGRATION: find migration
- * entries (the migration issue) instead of present entries.
+ * early calls page_vma_mapped_walk_done. Migration and device entries (the
+ * next issues) will be recognised in rmap.c's check_pte.
  */
-#define PVMW_SYNC	1
-#define PVMW_MIGRATION	2
 
 struct page_vma_mapped_walk {
 	struct folio *folio;
@@ -208,7 +207,6 @@ struct page_vma_mapped_walk {
 	unsigned long address;		/* in: the folio's first page; out: this entry's */
 	pte_t *pmd;			/* a PMD mapping (a pmd entry), or NULL */
 	pte_t *pte;			/* a PTE mapping, or NULL */
-	unsigned int flags;
 	bool locked;
 	unsigned long end;		/* private */
 };
