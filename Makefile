@@ -9,6 +9,7 @@
 #   make test         every test; ends with "N passed, N failed"
 #   make test-host    only the host unit tests (ASan + UBSan), no QEMU
 #   make bench        benchmarks on the host and in QEMU: build/bench/results.csv
+#   make fuzz         the random mm sequence for millions of steps (FUZZ_SEEDS, FUZZ_STEPS)
 #
 # Toolchain: the host gcc and binutils by default; CROSS_COMPILE=x86_64-elf-
 # for a cross toolchain; CC=clang LD=ld.lld for LLVM. WERROR=0 turns off
@@ -276,6 +277,30 @@ $(BUILD)/bench/host/bench_%: tests/host/bench_%.c $(BENCH_HOST_LIB)
 bench: $(KERNEL) $(HOST_BENCHES)
 	@scripts/deps.sh --for run
 	$(Q)python3 scripts/bench.py --build $(BUILD) --kernel $(KERNEL) $(BENCH_ARGS) $(HOST_BENCHES)
+
+# ---- make fuzz: the random mm sequence for millions of steps (never part of make test) ----
+# tests/host/test_mm_random.c built like the host benchmarks (-O2, no
+# sanitizers, DEBUG_MM still on), one run per seed; `make -j4 fuzz` runs them
+# side by side. Logs: $(BUILD)/fuzz/seed-N.log. docs/testing.md.
+FUZZ_SEEDS ?= 1 2 3 4
+FUZZ_STEPS ?= 2000000
+FUZZ_BIN := $(BUILD)/fuzz/test_mm_random
+.PHONY: fuzz
+fuzz: $(patsubst %,fuzz-seed-%,$(FUZZ_SEEDS))
+
+$(FUZZ_BIN): tests/host/test_mm_random.c $(BENCH_HOST_LIB) $(wildcard tests/host/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(HOSTCC) $(BENCH_HOST_CFLAGS) -MMD -MP -o $@ $< $(BENCH_HOST_LIB) -lpthread
+
+fuzz-seed-%: $(FUZZ_BIN)
+	@echo "  FUZZ    seed $* ($(FUZZ_STEPS) steps): $(BUILD)/fuzz/seed-$*.log"
+	$(Q)QUIRE_SEED=$* QUIRE_STEPS=$(FUZZ_STEPS) $(FUZZ_BIN) > $(BUILD)/fuzz/seed-$*.log 2>&1 || \
+		{ grep -E 'not ok|EXPECTATION|seed [0-9]+ step' $(BUILD)/fuzz/seed-$*.log | head -20; \
+		  echo "  FAIL    seed $*"; exit 1; }
+	@grep -h 'steps in' $(BUILD)/fuzz/seed-$*.log
+
+-include $(FUZZ_BIN).d
 
 deps:
 	@scripts/deps.sh --for test

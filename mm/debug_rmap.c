@@ -110,8 +110,12 @@ int mm_verify_folio_rmap(struct folio *folio)
 		if (PageAnonExclusive(page) && c.ptes[i] + c.pmds > 1)
 			folio_problem(folio, "page %lu is anon-exclusive but mapped %d times",
 				      i, c.ptes[i] + c.pmds);
-		if (folio_test_anon(folio) && folio_maybe_dma_pinned(folio) &&
-		    c.ptes[i] + c.pmds && !PageAnonExclusive(page))
+		/*
+		 * Pins are counted per folio: only a small folio says which page
+		 * is pinned (a large one may hold shared pages beside the pinned one).
+		 */
+		if (folio_test_anon(folio) && !folio_test_large(folio) &&
+		    folio_maybe_dma_pinned(folio) && c.ptes[i] && !PageAnonExclusive(page))
 			folio_problem(folio, "page %lu is pinned but not anon-exclusive", i);
 		total += c.ptes[i];
 		pages_mapped += c.ptes[i] > 0;

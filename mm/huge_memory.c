@@ -54,11 +54,11 @@ static void count_fault_fallback(void)
 static struct folio *alloc_pmd_folio(void)
 {
 	gfp_t gfp = __GFP_ZERO | __GFP_MOVABLE | __GFP_THISNODE | __GFP_NOWARN;
-	struct folio *folio = folio_alloc(gfp, HPAGE_PMD_ORDER, numa_node_id());
+	struct folio *folio = folio_alloc(gfp, HPAGE_PMD_ORDER, numa_mem_id_of(numa_node_id()));
 
 	/* Short of 2 MiB blocks: split what the deferred queue holds, then try once more. */
 	if (!folio && deferred_split_scan(~0UL))
-		folio = folio_alloc(gfp, HPAGE_PMD_ORDER, numa_node_id());
+		folio = folio_alloc(gfp, HPAGE_PMD_ORDER, numa_mem_id_of(numa_node_id()));
 	return folio;
 }
 
@@ -262,27 +262,32 @@ unsigned long deferred_split_queue_len(void)
 
 unsigned long deferred_split_scan(unsigned long nr_to_scan)
 {
-	unsigned long split = 0;
+	unsigned long split = 0, budget = min(nr_to_scan, deferred_split_queue_len());
 
-	while (nr_to_scan--) {
-		struct folio *folio = NULL;
+	/*
+	 * One folio at a time from the head, moved to the tail while it is
+	 * tried: one the split refuses (pinned, referenced, a lock busy) stays
+	 * queued for a later scan, and the budget (the queue's length at entry)
+	 * ends the pass even if every folio is refused.
+	 */
+	while (budget--) {
+		struct folio *folio;
 
 		spin_lock(&deferred_lock);
-		if (!list_empty(&deferred_list)) {
-			struct folio *f = list_first_entry(&deferred_list, struct folio, lru);
-
-			__deferred_split_dequeue(f);
-			if (folio_try_get(f))
-				folio = f;	/* (no reference: it is being freed) */
+		if (list_empty(&deferred_list)) {
+			spin_unlock(&deferred_lock);
+			break;
 		}
-		spin_unlock(&deferred_lock);
-		if (!folio) {
-			if (!deferred_split_queue_len())
-				break;
+		folio = list_first_entry(&deferred_list, struct folio, lru);
+		if (!folio_try_get(folio)) {
+			__deferred_split_dequeue(folio);	/* being freed */
+			spin_unlock(&deferred_lock);
 			continue;
 		}
+		list_move_tail(&folio->lru, &deferred_list);
+		spin_unlock(&deferred_lock);
 		if (split_folio(folio) == 0)
-			split++;
+			split++;	/* (a split takes it off the queue) */
 		folio_put(folio);
 	}
 	return split;

@@ -224,7 +224,7 @@ static struct folio *alloc_anon_folio(struct vm_area_struct *vma, unsigned long 
 		    !ptes_none(pte0 - ((addr - start) >> PAGE_SHIFT), nr))
 			continue;
 		folio = folio_alloc(__GFP_ZERO | __GFP_MOVABLE | __GFP_THISNODE | __GFP_NOWARN,
-				    order, numa_node_id());
+				    order, numa_mem_id_of(numa_node_id()));
 		if (folio) {
 			count_mthp_stat(order, MTHP_STAT_ANON_FAULT_ALLOC);
 			return folio;
@@ -368,7 +368,8 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma,
 		if (ret == -EAGAIN && !copy) {
 			if (anon_vma_prepare(vma))
 				return -ENOMEM;
-			copy = alloc_anon_page(NULL);
+			/* Not zeroed: do_wp_page fills it (a copy, or zeroes for the zero page). */
+			copy = folio_alloc(__GFP_MOVABLE, 0, numa_node_id());
 			if (!copy)
 				return -ENOMEM;
 			continue;

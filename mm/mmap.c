@@ -413,9 +413,27 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, un
 	return for_each_vma_in_range(mm, start, end, set_protection, prot_to_vm_flags(prot));
 }
 
-static void dontneed(struct vm_area_struct *v, unsigned long unused)
+/*
+ * Call fn (when given) on the part of each VMA inside [start, end), without
+ * splitting any; like for_each_vma_in_range, a hole ends the walk with
+ * -ENOMEM after the VMAs before it were handled.
+ */
+static int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long end,
+			     void (*fn)(struct vm_area_struct *v, unsigned long from,
+					unsigned long to))
 {
-	unmap_region(v, v->vm_start, v->vm_end);
+	unsigned long addr = start;
+
+	while (addr < end) {
+		struct vm_area_struct *v = find_vma(mm, addr);
+
+		if (!v || v->vm_start > addr)
+			return -ENOMEM;
+		if (fn)
+			fn(v, addr, min(v->vm_end, end));
+		addr = v->vm_end;
+	}
+	return 0;
 }
 
 static void set_vm_flag(struct vm_area_struct *v, unsigned long flag)
@@ -442,9 +460,11 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 	case MADV_RANDOM:
 	case MADV_SEQUENTIAL:
 	case MADV_WILLNEED:
-		return end == start ? 0 : for_each_vma_in_range(mm, start, end, set_vm_flag, 0);
+		/* Hints Quire has no use for (no readahead): only the range is checked. */
+		return for_each_vma_part(mm, start, end, NULL);
 	case MADV_DONTNEED:
-		return for_each_vma_in_range(mm, start, end, dontneed, 0);
+		/* Zaps the pages, never splits a VMA (one call per page stays one VMA). */
+		return for_each_vma_part(mm, start, end, unmap_region);
 	case MADV_DONTFORK:
 		return for_each_vma_in_range(mm, start, end, set_vm_flag, VM_DONTCOPY);
 	case MADV_DOFORK:

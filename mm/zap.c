@@ -18,17 +18,21 @@
 #include <quire/slab.h>
 #include <quire/fs.h>
 
-#define GATHER_BATCH 256
+#define GATHER_BATCH	256	/* a large range's batch (kmalloc'd) */
+#define GATHER_SMALL	16	/* a small range's batch, on the stack */
+
+struct gather_entry {
+	struct folio *folio;
+	int refs;
+};
 
 struct mmu_gather {
 	struct mm_struct *mm;
 	unsigned long start, end;
-	unsigned int nr;
+	unsigned int nr, cap;
 	bool flush;
-	struct {
-		struct folio *folio;
-		int refs;
-	} entries[GATHER_BATCH];
+	struct gather_entry *entries;
+	struct gather_entry small[GATHER_SMALL];
 };
 
 static void tlb_flush_and_free(struct mmu_gather *tlb)
@@ -57,7 +61,7 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 {
 	struct mm_struct *mm = vma->vm_mm;
 
-	while (addr < end && tlb->nr < GATHER_BATCH) {
+	while (addr < end && tlb->nr < tlb->cap) {
 		pte_t *pte = pte_offset(pmd, addr), entry = *pte;
 		struct page *page;
 		struct folio *folio;
@@ -116,7 +120,7 @@ static void zap_vma_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 				if (table)
 					tlb_gather(tlb, (struct folio *)table, 1);
 				addr = block_end;
-				if (tlb->nr >= GATHER_BATCH - 1)
+				if (tlb->nr >= tlb->cap - 1)
 					tlb_flush_and_free(tlb);
 				continue;
 			}
@@ -125,39 +129,46 @@ static void zap_vma_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		}
 		addr = zap_pte_range(tlb, vma, pmd, addr, block_end);
 		pte_unlock(mm);
-		if (tlb->nr >= GATHER_BATCH - 1)
+		if (tlb->nr >= tlb->cap - 1)
 			tlb_flush_and_free(tlb);
 	}
 }
 
-static struct mmu_gather *tlb_gather_mmu(struct mmu_gather *fallback, struct mm_struct *mm,
-					 unsigned long start, unsigned long end)
+/*
+ * A range of more than GATHER_SMALL pages gathers in a kmalloc'd batch of
+ * GATHER_BATCH (fewer flushes); a small one, or any without memory, in the
+ * small batch on the stack.
+ */
+static void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm,
+			   unsigned long start, unsigned long end)
 {
-	struct mmu_gather *tlb = kmalloc(sizeof(*tlb), GFP_KERNEL);
-
-	if (!tlb)
-		tlb = fallback;	/* small enough for the stack in a pinch */
 	tlb->mm = mm;
 	tlb->start = start;
 	tlb->end = end;
 	tlb->nr = 0;
 	tlb->flush = false;
-	return tlb;
+	tlb->entries = NULL;
+	if ((end - start) >> PAGE_SHIFT > GATHER_SMALL)
+		tlb->entries = kmalloc(sizeof(*tlb->entries) * GATHER_BATCH, GFP_KERNEL);
+	tlb->cap = tlb->entries ? GATHER_BATCH : GATHER_SMALL;
+	if (!tlb->entries)
+		tlb->entries = tlb->small;
 }
 
-static void tlb_finish_mmu(struct mmu_gather *tlb, struct mmu_gather *fallback)
+static void tlb_finish_mmu(struct mmu_gather *tlb)
 {
 	tlb_flush_and_free(tlb);
-	if (tlb != fallback)
-		kfree(tlb);
+	if (tlb->entries != tlb->small)
+		kfree(tlb->entries);
 }
 
 void unmap_region(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
-	struct mmu_gather fallback, *tlb = tlb_gather_mmu(&fallback, vma->vm_mm, start, end);
+	struct mmu_gather tlb;
 
-	zap_vma_range(tlb, vma, start, end);
-	tlb_finish_mmu(tlb, &fallback);
+	tlb_gather_mmu(&tlb, vma->vm_mm, start, end);
+	zap_vma_range(&tlb, vma, start, end);
+	tlb_finish_mmu(&tlb);
 }
 
 void unmap_mapping_pages(struct address_space *mapping, unsigned long first)

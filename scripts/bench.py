@@ -13,7 +13,9 @@ line, puts the environment into `case` (an empty case becomes the
 environment, any other becomes ENV/case), and writes them to
 BUILD/bench/results.csv. A new run replaces the rows of the same benchmark
 and case and keeps everything else. Then it prints one table per benchmark
-and environment: rows = folio size, columns = per mode, and the gain.
+and environment: rows = folio size, columns = per mode, and the gain. The
+rmap benchmark gets a table of its own: rows = operation and folio layout,
+columns = per-page, batched and their ratio for each metric.
 
   scripts/bench.py [--only host,qemu-tcg,qemu-icount] [--bench all] HOSTBIN...
   scripts/bench.py --show [--markdown]     tables from results.csv, no runs
@@ -30,6 +32,10 @@ HEADER = ['benchmark', 'case', 'folio_size', 'mode', 'metric', 'value', 'unit']
 ENVS = ['host', 'qemu-tcg', 'qemu-icount']
 ICOUNT_ARGS = '-icount shift=0'
 TABLE_METRICS = 'throughput,tsc_ticks_per_page,buddy_splits'
+# The rmap table's columns unless --metrics names some of its metrics.
+RMAP_METRICS = ['time', 'rmap_calls', 'ptl_acquire', 'tlb_flushes', 'rmap_walk_steps']
+RMAP_OPS = ['munmap', 'fork', 'cow', 'dontneed', 'pte-remap']
+RMAP_LAYOUTS = [('4K', 'pte'), ('64K', 'pte'), ('2M', 'pte'), ('2M', 'pmd')]
 CSV_LINE = re.compile(r'bench-csv: (.*?)\s*$')
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -143,7 +149,7 @@ def first_seen(values):
 
 
 def print_table(bench, case, rows, metrics, markdown, out):
-    metrics = [m for m in metrics if any(r[4] == m for r in rows)]
+    metrics = [m for m in metrics or TABLE_METRICS.split(',') if any(r[4] == m for r in rows)]
     if not metrics:
         return
     modes = first_seen(r[3] for r in rows)
@@ -197,12 +203,93 @@ def print_table(bench, case, rows, metrics, markdown, out):
               file=out)
 
 
+def env_key(env):
+    return (ENVS.index(env) if env in ENVS else len(ENVS), env)
+
+
+def ratio(base, new):
+    """new / base: below 1, the batched path does less (whatever the metric)."""
+    if base is None or new is None:
+        return '-'
+    if base == 0:
+        return '-' if new else '='
+    r = new / base
+    return f'{r:.3f}' if r < 0.1 else f'{r:.2f}'
+
+
+def print_rmap_table(env, rows, metrics, markdown, out):
+    """rmap rows of one environment: case is ENV/OP/MAP, mode per-page or batched."""
+    val, units = {}, {}
+    for r in rows:
+        op, _, mapping = r[1].split('/', 1)[1].partition('/')
+        val[(op, r[2], mapping, r[3], r[4])] = float(r[5])
+        units[r[4]] = r[6]
+    metrics = [m for m in metrics or RMAP_METRICS if m in units]
+    if not metrics:
+        return
+    ops = [o for o in RMAP_OPS if any(k[0] == o for k in val)]
+    ops += [o for o in first_seen(k[0] for k in val) if o not in ops]
+    layouts = RMAP_LAYOUTS + [l for l in first_seen((k[1], k[2]) for k in val)
+                              if l not in RMAP_LAYOUTS]
+    body = []
+    for op in ops:
+        for size, mapping in layouts:
+            if not any(k[:3] == (op, size, mapping) for k in val):
+                if any(k[0] == op for k in val) and (size, mapping) in RMAP_LAYOUTS:
+                    body.append([op, f'{size} {mapping}'] + ['n/a', '', ''] * len(metrics))
+                continue
+            line = [op, f'{size} {mapping}']
+            for m in metrics:
+                pp = val.get((op, size, mapping, 'per-page', m))
+                b = val.get((op, size, mapping, 'batched', m))
+                line += [fmt(pp), fmt(b), ratio(pp, b)]
+            body.append(line)
+    heads = [f'{m} ({units[m]})' for m in metrics]
+    note = 'ratio: batched / per-page, below 1 is less'
+    if markdown:
+        cols = ['op', 'folio'] + [c for m in metrics for c in
+                                  (f'{m} per-page', f'{m} batched', 'ratio')]
+        print(f'\nrmap on {env} ({note}); units: ' +
+              ', '.join(f'{m} {units[m]}' for m in metrics) + '\n', file=out)
+        print('| ' + ' | '.join(cols) + ' |', file=out)
+        print('|' + '|'.join('---' for _ in cols) + '|', file=out)
+        for line in body:
+            print('| ' + ' | '.join(line) + ' |', file=out)
+        return
+    sub = ['per-page', 'batched', 'ratio']
+    width = [max(len(sub[i % 3]), *(len(line[i + 2]) for line in body))
+             for i in range(3 * len(metrics))]
+    for g, h in enumerate(heads):
+        # Widen the group's last column until its title fits over it.
+        cols = range(3 * g, 3 * g + 3)
+        width[cols[-1]] += max(0, len(h) - sum(width[c] + 2 for c in cols) + 2)
+    w0 = max(len('pte-remap'), *(len(l[0]) for l in body))
+    w1 = max(len('folio'), *(len(l[1]) for l in body))
+    print(f'\nrmap on {env} ({note})', file=out)
+    print(' ' * (w0 + 2 + w1) + ''.join(
+        '  ' + h.center(sum(width[c] + 2 for c in range(3 * g, 3 * g + 3)) - 2)
+        for g, h in enumerate(heads)).rstrip(), file=out)
+    print('op'.ljust(w0) + '  ' + 'folio'.ljust(w1) +
+          ''.join('  ' + sub[i % 3].rjust(w) for i, w in enumerate(width)), file=out)
+    last = None
+    for line in body:
+        op = line[0] if line[0] != last else ''
+        last = line[0]
+        print((op.ljust(w0) + '  ' + line[1].ljust(w1) +
+               ''.join('  ' + c.rjust(w) for c, w in zip(line[2:], width))).rstrip(), file=out)
+
+
 def print_tables(rows, metrics, markdown, out=sys.stdout):
     for bench in first_seen(r[0] for r in rows):
         brows = [r for r in rows if r[0] == bench]
+        if bench == 'rmap':
+            envs = sorted(first_seen(r[1].split('/')[0] for r in brows), key=env_key)
+            for env in envs:
+                print_rmap_table(env, [r for r in brows if r[1].split('/')[0] == env
+                                       and r[1].count('/') == 2], metrics, markdown, out)
+            continue
         cases = sorted(first_seen(r[1] for r in brows),
-                       key=lambda c: (ENVS.index(c.split('/')[0]) if c.split('/')[0] in ENVS
-                                      else len(ENVS), c))
+                       key=lambda c: (env_key(c.split('/')[0]), c))
         for case in cases:
             print_table(bench, case, [r for r in brows if r[1] == case], metrics, markdown, out)
 
@@ -218,14 +305,15 @@ def main():
     ap.add_argument('--bench', default='all', help="benchmarks: 'all' or a,b")
     ap.add_argument('--topology', default='numa3')
     ap.add_argument('--timeout', type=int, default=300, help='seconds per run')
-    ap.add_argument('--metrics', default=TABLE_METRICS, help='metrics in the tables')
+    ap.add_argument('--metrics', help=f'metrics in the tables [{TABLE_METRICS}; rmap: '
+                    f'{", ".join(RMAP_METRICS)}]')
     ap.add_argument('--markdown', action='store_true', help='print the tables as Markdown')
     ap.add_argument('--show', action='store_true', help='print tables from the results file only')
     args = ap.parse_args()
     args.kernel = args.kernel or os.path.join(args.build, 'quire.elf')
     args.out = args.out or os.path.join(args.build, 'bench', 'results.csv')
     args.logdir = os.path.join(args.build, 'bench', 'logs')
-    metrics = [m for m in args.metrics.split(',') if m]
+    metrics = [m for m in args.metrics.split(',') if m] if args.metrics else None
 
     if args.show:
         rows = read_csv(args.out)
@@ -243,7 +331,11 @@ def main():
     new_rows, failed = [], []
     runs = []
     if 'host' in envs:
+        # A host program holds one benchmark, bench_NAME: run those --bench names.
+        names = args.bench.split(',')
         for b in args.hostbins:
+            if args.bench != 'all' and os.path.basename(b).removeprefix('bench_') not in names:
+                continue
             runs.append(('host', lambda b=b: run_host(b, args.bench, args.timeout, args.logdir)))
     if 'qemu-tcg' in envs:
         runs.append(('qemu-tcg', lambda: run_qemu('qemu-tcg', args, '')))
