@@ -63,7 +63,7 @@
  * program measures 256 MiB, the size of the reference's measurements.
  */
 #ifndef RMAP_BENCH_MIB
-#define RMAP_BENCH_MIB	64UL
+#define RMAP_BENCH_MIB	256UL
 #endif
 #ifndef RMAP_BENCH_REPS
 #define RMAP_BENCH_REPS	1
