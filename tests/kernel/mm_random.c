@@ -1,0 +1,1271 @@
+/*
+ * The random mm sequence's engine (mm_random.h): the operations, the
+ * shadow-byte checks, the checks after every step and the bookkeeping of
+ * folio orders and splits. It builds into the kernel (for the mm_random
+ * suite, tests/kernel/mm_random_test.c) and, #included by
+ * tests/host/test_mm_random.c, into the host test and `make fuzz`.
+ */
+#include "mm_random.h"
+#include <quire/mm.h>
+#include <quire/mm_internal.h>
+#include <quire/mmap.h>
+#include <quire/huge_mm.h>
+#include <quire/rmap.h>
+#include <quire/pte.h>
+#include <quire/numa.h>
+#include <quire/slab.h>
+#include <quire/printk.h>
+#include <quire/kernel.h>
+#include <quire/string.h>
+#include <quire/errno.h>
+#include <quire/time.h>
+
+/*
+ * The shadows: on the host outside the small simulated machine, and copied
+ * by the C library (the kernel's byte loops are slow under ASan).
+ */
+#ifdef QUIRE_HOST
+#define shadow_alloc(size)	malloc(size)
+#define shadow_free(p)		free(p)
+#define shadow_copy(d, s, n)	__builtin_memcpy(d, s, n)
+#define shadow_zero(p, n)	__builtin_memset(p, 0, n)
+#else
+#define shadow_alloc(size)	kmalloc(size, GFP_KERNEL)
+#define shadow_free(p)		kfree(p)
+#define shadow_copy(d, s, n)	memcpy(d, s, n)
+#define shadow_zero(p, n)	memset(p, 0, n)
+#endif
+
+struct mmr_state mmr;
+static struct mmr_config cfg;
+static unsigned long region_pages;
+
+/* ---- randomness ---- */
+
+static u64 rng_state;
+
+static u64 rng(void)
+{
+	/* xorshift64*: small, fast, reproducible everywhere */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ULL;
+}
+
+/* Uniform in [0, n). */
+static unsigned long rnd(unsigned long n)
+{
+	return n ? rng() % n : 0;
+}
+
+static bool chance(unsigned int percent)
+{
+	return rnd(100) < percent;
+}
+
+/* ---- reports ---- */
+
+void mmr_printf(const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	mmr_print(text);
+}
+
+void mmr_failf(const char *fmt, ...)
+{
+	char msg[400], line[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (mmr.failed) {
+		mmr_printf("    # also: %s\n", msg);
+		return;
+	}
+	mmr.failed = true;
+	snprintf(line, sizeof(line), "seed %lu step %lu (%s): %s", mmr.seed, mmr.step, mmr.desc, msg);
+	mmr_fail(__FILE__, __LINE__, line);
+}
+
+static __printf(1, 2) void describe(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(mmr.desc, sizeof(mmr.desc), fmt, ap);
+	va_end(ap);
+	if (cfg.verbose)
+		mmr_printf("    # %lu: %s\n", mmr.step, mmr.desc);
+}
+
+/* A failed expectation of a case (after the sequence): a and b compared as long long. */
+static void expect_failed(int line, const char *a, const char *op, const char *b, long long av,
+			  long long bv)
+{
+	char msg[300];
+
+	snprintf(msg, sizeof(msg), "Expected %s %s %s, but %s == %lld, %s == %lld", a, op, b, a, av,
+		 b, bv);
+	mmr_fail(__FILE__, line, msg);
+}
+
+#define EXPECT_CMP(a, op, b)						\
+	do {								\
+		long long __a = (long long)(a), __b = (long long)(b);	\
+		if (!(__a op __b))					\
+			expect_failed(__LINE__, #a, #op, #b, __a, __b);	\
+	} while (0)
+
+/* ---- address spaces and their shadows ---- */
+
+/* A shadow entry: 0 (nothing written), or the byte written and where. */
+#define SH_VALID	(1U << 31)
+#define SH_MAKE(off, val) (SH_VALID | ((u32)(off) << 8) | (val))
+#define SH_OFF(s)	((unsigned int)((s) >> 8) & 0xfffU)
+#define SH_VAL(s)	((u8)(s))
+
+struct tmm {
+	struct mm_struct *mm;
+	u32 *shadow;	/* region_pages entries */
+	int id;		/* for messages */
+};
+
+static struct tmm mms[MMR_MAX_MMS];
+static int nr_mms, next_id;
+static unsigned long zero_pfn;	/* learnt from the first read fault */
+
+/* Counters for the summary and the cases. */
+enum op {
+	OP_MMAP, OP_WRITE, OP_READ, OP_MUNMAP, OP_MPROTECT, OP_DONTNEED, OP_MADV_FLAGS,
+	OP_FORK, OP_EXIT, OP_SPLIT_PMD, OP_SPLIT_FOLIO, OP_DEFERRED_SCAN, OP_THP, NR_OPS
+};
+static struct {
+	unsigned long ops[NR_OPS];
+	unsigned long fault_order[HPAGE_PMD_ORDER + 1];	/* orders of new folios seen after a fault */
+	unsigned long cow, enomem, efault, pmd_splits, folio_splits, folio_split_einval;
+	unsigned long deferred_split, sweeps, checks, outside, mm_steps;
+} st;
+
+/* What must come back, and the settings to restore (mmr_snapshot). */
+static struct {
+	enum thp_mode global, order[HPAGE_PMD_ORDER + 1];
+	bool batching;
+	unsigned long free[MAX_NUMNODES];
+	unsigned long nr_anon[HPAGE_PMD_ORDER + 1];
+	unsigned long fault_alloc[HPAGE_PMD_ORDER + 1], split[HPAGE_PMD_ORDER + 1];
+	unsigned long thp_alloc, split_pmd, split_page, page_errors, exit_failures;
+} snap;
+
+static struct tmm *new_tmm(struct mm_struct *mm, const u32 *copy_from)
+{
+	struct tmm *t = &mms[nr_mms];
+
+	t->shadow = shadow_alloc(region_pages * sizeof(u32));
+	if (!t->shadow) {
+		mmr_failf("no memory for a shadow");
+		mmput(mm);
+		return NULL;
+	}
+	if (copy_from)
+		shadow_copy(t->shadow, copy_from, region_pages * sizeof(u32));
+	else
+		shadow_zero(t->shadow, region_pages * sizeof(u32));
+	t->mm = mm;
+	t->id = next_id++;
+	nr_mms++;
+	return t;
+}
+
+static void drop_tmm(int i)
+{
+	mmput(mms[i].mm);
+	shadow_free(mms[i].shadow);
+	mms[i] = mms[--nr_mms];
+}
+
+static unsigned long region_end(void)
+{
+	return MMR_REGION_START + cfg.region_size;
+}
+
+static bool in_region(unsigned long addr)
+{
+	return addr >= MMR_REGION_START && addr < region_end();
+}
+
+static u32 *shadow_of(struct tmm *t, unsigned long addr)
+{
+	return &t->shadow[(addr - MMR_REGION_START) >> PAGE_SHIFT];
+}
+
+static void shadow_clear(struct tmm *t, unsigned long start, unsigned long end)
+{
+	start = max(start, MMR_REGION_START);
+	end = min(end, region_end());
+	if (start < end)
+		shadow_zero(shadow_of(t, start), ((end - start) >> PAGE_SHIFT) * sizeof(u32));
+}
+
+/* ---- what a page table says about an address ---- */
+
+static const char *const kind_names[] = { "nothing", "the zero page", "a PTE", "a PMD" };
+
+struct mmr_mapping mmr_lookup(struct mm_struct *mm, unsigned long addr)
+{
+	struct mmr_mapping m = { MMR_NONE, 0, 0, false, false };
+	pte_t *pmd = pmd_lookup(mm->pgd, addr, false), *pte;
+
+	if (!pmd || !*pmd)
+		return m;
+	if (pmd_leaf(*pmd)) {
+		m.kind = MMR_PMD;
+		m.entry = *pmd;
+		m.pfn = pmd_pfn(*pmd) + ((addr >> PAGE_SHIFT) & (HPAGE_PMD_NR - 1));
+	} else {
+		pte = pte_offset(pmd, addr);
+		if (!pte_has_page(*pte))
+			return m;
+		m.entry = *pte;
+		m.pfn = pte_pfn(*pte);
+		m.kind = is_zero_pfn(m.pfn) ? MMR_ZERO : MMR_PTE;
+	}
+	m.present = pte_present(m.entry);
+	m.write = pte_write(m.entry);
+	return m;
+}
+
+static struct folio *mapping_folio(const struct mmr_mapping *m)
+{
+	return m->kind == MMR_PTE || m->kind == MMR_PMD ? page_folio(pfn_to_page(m->pfn)) : NULL;
+}
+
+/* The first offset in [from, to) of p that is not zero, or -1 (a word at a time: it is hot). */
+static long nonzero_at(const u8 *p, unsigned long from, unsigned long to)
+{
+	typedef u64 __attribute__((may_alias)) word_t;
+	unsigned long i = from;
+
+	for (; i < to && i % sizeof(word_t); i++)
+		if (p[i])
+			return (long)i;
+	for (; i + sizeof(word_t) <= to && !*(const word_t *)(p + i); i += sizeof(word_t))
+		;
+	for (; i < to; i++)
+		if (p[i])
+			return (long)i;
+	return -1;
+}
+
+/* Does t's page at addr hold what its shadow says? */
+static void check_page(struct tmm *t, unsigned long addr, const char *why)
+{
+	struct mmr_mapping m;
+	const u8 *p;
+	long bad;
+	u32 s;
+
+	if (!in_region(addr))
+		return;
+	addr &= PAGE_MASK;
+	m = mmr_lookup(t->mm, addr);
+	s = *shadow_of(t, addr);
+	st.checks++;
+	if (m.kind == MMR_NONE || m.kind == MMR_ZERO) {
+		if (s)
+			mmr_failf("%s: mm%d %#lx maps %s, but %#x was written at +%#x", why, t->id, addr,
+			      kind_names[m.kind], SH_VAL(s), SH_OFF(s));
+		return;
+	}
+	p = page_address(pfn_to_page(m.pfn));
+	if (s && p[SH_OFF(s)] != SH_VAL(s)) {
+		mmr_failf("%s: mm%d %#lx (pfn %#lx by %s): %#x at +%#x, but %#x was written there", why,
+		      t->id, addr, m.pfn, kind_names[m.kind], p[SH_OFF(s)], SH_OFF(s), SH_VAL(s));
+		return;
+	}
+	bad = s ? nonzero_at(p, 0, SH_OFF(s)) : nonzero_at(p, 0, PAGE_SIZE);
+	if (bad < 0 && s)
+		bad = nonzero_at(p, SH_OFF(s) + 1, PAGE_SIZE);
+	if (bad >= 0)
+		mmr_failf("%s: mm%d %#lx (pfn %#lx by %s): %#x at +%#lx, where nothing was written "
+		      "(shadow: %s%#x at +%#x)", why, t->id, addr, m.pfn, kind_names[m.kind],
+		      p[bad], bad, s ? "" : "none, ", SH_VAL(s), SH_OFF(s));
+}
+
+/* Every page of every VMA of t; nothing remembered outside the VMAs. */
+static void check_all(struct tmm *t, const char *why)
+{
+	struct vm_area_struct *v;
+
+	list_for_each_entry(v, &t->mm->vmas, vm_list)
+		for (unsigned long a = v->vm_start; a < v->vm_end && !mmr.failed; a += PAGE_SIZE)
+			check_page(t, a, why);
+	for (unsigned long i = 0; i < region_pages && !mmr.failed; i++) {
+		unsigned long a = MMR_REGION_START + (i << PAGE_SHIFT);
+		struct vm_area_struct *vma;
+
+		if (!t->shadow[i])
+			continue;
+		vma = find_vma(t->mm, a);
+		if (!vma || vma->vm_start > a)
+			mmr_failf("%s: mm%d remembers a byte at %#lx, outside every VMA", why, t->id, a);
+	}
+}
+
+/* After an operation that may have stopped half way: forget what is gone. */
+static void shadow_reconcile(struct tmm *t, unsigned long start, unsigned long end)
+{
+	start = max(start, MMR_REGION_START);
+	end = min(end, region_end());
+	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+		enum mmr_kind k = mmr_lookup(t->mm, a).kind;
+
+		if (k == MMR_NONE || k == MMR_ZERO)
+			*shadow_of(t, a) = 0;
+	}
+}
+
+/*
+ * A large anonymous folio that is mapped, but not by a PMD and not every
+ * page of it, waits on the deferred split queue (so that its unmapped
+ * pages are freed some day), and only such a folio does.
+ */
+static void check_partially_mapped(struct tmm *t, unsigned long addr, struct folio *folio)
+{
+	bool partial, queued;
+
+	if (!folio_test_large(folio) || !folio_test_anon(folio))
+		return;
+	partial = !folio_entire_mapcount(folio) &&
+		  (unsigned long)folio_nr_pages_mapped(folio) < folio_nr_pages(folio);
+	queued = test_page_flag((struct page *)folio, PG_partially_mapped);
+	if (partial != queued)
+		mmr_failf("mm%d %#lx: order-%u folio pfn %#lx with %d of its pages mapped (entire %d) "
+		      "is %son the deferred split queue", t->id, addr, folio_order(folio),
+		      folio_pfn(folio), folio_nr_pages_mapped(folio), folio_entire_mapcount(folio),
+		      queued ? "" : "not ");
+}
+
+/*
+ * What mm_verify does not look at: an mm's rss is the pages its entries
+ * map (the zero page aside), it keeps one deposited page table per PMD
+ * mapping (split_huge_pmd needs it; one too few panics a later split, one
+ * too many is lost memory), and partially mapped folios are queued.
+ */
+static void check_mm_counters(struct tmm *t)
+{
+	unsigned long rss = 0, pmds = 0;
+	struct vm_area_struct *v;
+
+	list_for_each_entry(v, &t->mm->vmas, vm_list) {
+		for (unsigned long a = v->vm_start; a < v->vm_end;) {
+			unsigned long next = min(ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE, v->vm_end);
+			pte_t *pmd = pmd_lookup(t->mm->pgd, a, false);
+
+			if (pmd && pmd_leaf(*pmd)) {
+				pmds++;
+				rss += HPAGE_PMD_NR;
+			} else if (pmd && *pmd) {
+				for (; a < next; a += PAGE_SIZE) {
+					pte_t pte = *pte_offset(pmd, a);
+
+					if (!pte_has_page(pte) || is_zero_pfn(pte_pfn(pte)))
+						continue;
+					rss++;
+					check_partially_mapped(t, a, page_folio(pfn_to_page(pte_pfn(pte))));
+				}
+			}
+			a = next;
+		}
+	}
+	if ((unsigned long)atomic_long_read(&t->mm->rss) != rss)
+		mmr_failf("mm%d: rss %ld, but its entries map %lu pages", t->id,
+		      atomic_long_read(&t->mm->rss), rss);
+	if (t->mm->nr_deposited != pmds)
+		mmr_failf("mm%d: %lu page tables deposited for %lu PMD mappings", t->id,
+		      t->mm->nr_deposited, pmds);
+}
+
+/* ---- choosing where ---- */
+
+static struct vm_area_struct *random_vma(struct tmm *t)
+{
+	struct vm_area_struct *v;
+	int i;
+
+	if (!t->mm->map_count)
+		return NULL;
+	i = (int)rnd((unsigned long)t->mm->map_count);
+	list_for_each_entry(v, &t->mm->vmas, vm_list)
+		if (!i--)
+			return v;
+	return NULL;
+}
+
+/* A random page of a random VMA of t, or 0. */
+static unsigned long random_page(struct tmm *t)
+{
+	struct vm_area_struct *v = random_vma(t);
+
+	return v ? v->vm_start + (rnd((v->vm_end - v->vm_start) >> PAGE_SHIFT) << PAGE_SHIFT) : 0;
+}
+
+/* Pages, mostly few, sometimes up to max_pages (4 KiB .. 8 MiB). */
+static unsigned long random_pages(unsigned long max_pages)
+{
+	unsigned long n = 1UL << rnd(12);
+
+	n += rnd(n);
+	return min(max(n, 1UL), max_pages);
+}
+
+/*
+ * A range to work on: mostly inside one VMA of t (sometimes all of it,
+ * sometimes running past its end), now and then anywhere in the region.
+ */
+static void random_range(struct tmm *t, unsigned long max_pages, unsigned long *start,
+			 unsigned long *end)
+{
+	struct vm_area_struct *v = chance(92) ? random_vma(t) : NULL;
+	unsigned long pages, s;
+
+	if (!v) {
+		pages = random_pages(max_pages);
+		s = MMR_REGION_START + (rnd(region_pages - pages + 1) << PAGE_SHIFT);
+		if (chance(30))
+			s = ALIGN_DOWN(s, PMD_SIZE);
+		*start = s;
+		*end = s + (pages << PAGE_SHIFT);
+		return;
+	}
+	if (chance(15)) {
+		*start = v->vm_start;
+		*end = v->vm_end;
+		return;
+	}
+	pages = (v->vm_end - v->vm_start) >> PAGE_SHIFT;
+	s = v->vm_start + (rnd(pages) << PAGE_SHIFT);
+	if (chance(20) && ALIGN_UP(s, PMD_SIZE) < v->vm_end)
+		s = ALIGN_UP(s, PMD_SIZE);
+	pages = random_pages(max_pages);
+	if (chance(80))
+		pages = min(pages, (v->vm_end - s) >> PAGE_SHIFT);
+	*start = s;
+	*end = min(s + (pages << PAGE_SHIFT), region_end());
+}
+
+/* Where a change over [start, end) stops: the first hole (for_each_vma_in_range). */
+static unsigned long covered_until(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	unsigned long a = start;
+
+	while (a < end) {
+		struct vm_area_struct *v = find_vma(mm, a);
+
+		if (!v || v->vm_start > a)
+			break;
+		a = v->vm_end;
+	}
+	return min(a, end);
+}
+
+static unsigned long node_pages(enum node_stat_item item)
+{
+	unsigned long n = 0;
+
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (node_has_memory(nid))
+			n += node_page_state(nid, item);
+	return n;
+}
+
+static unsigned long total_free_pages(void)
+{
+	return node_pages(NR_FREE_PAGES);
+}
+
+/* ---- the operations ---- */
+
+static const char *const op_names[NR_OPS] = {
+	"mmap", "write", "read", "munmap", "mprotect", "dontneed", "madv_flags",
+	"fork", "exit", "split_pmd", "split_folio", "deferred_scan", "thp",
+};
+static const unsigned int op_weight[NR_OPS] = {
+	[OP_MMAP] = 10, [OP_WRITE] = 28, [OP_READ] = 10, [OP_MUNMAP] = 7, [OP_MPROTECT] = 7,
+	[OP_DONTNEED] = 6, [OP_MADV_FLAGS] = 4, [OP_FORK] = 3, [OP_EXIT] = 2, [OP_SPLIT_PMD] = 5,
+	[OP_SPLIT_FOLIO] = 7, [OP_DEFERRED_SCAN] = 3, [OP_THP] = 2,
+};
+
+static unsigned long random_prot(void)
+{
+	unsigned long r = rnd(100);
+
+	return r < 70 ? PROT_READ | PROT_WRITE : r < 90 ? PROT_READ : PROT_NONE;
+}
+
+static const char *prot_name(unsigned long prot)
+{
+	return prot == (PROT_READ | PROT_WRITE) ? "rw" : prot == PROT_READ ? "r" : "none";
+}
+
+static void op_mmap(struct tmm *t)
+{
+	unsigned long pages, addr, prot = random_prot();
+	bool fixed = chance(90);
+	long ret;
+
+	if (chance(35))
+		pages = (1 + rnd(4)) * HPAGE_PMD_NR;
+	else
+		pages = random_pages(2048);
+	addr = MMR_REGION_START + (rnd(region_pages - pages + 1) << PAGE_SHIFT);
+	if (chance(40))
+		addr = ALIGN_DOWN(addr, PMD_SIZE);
+	else if (chance(30))
+		addr = ALIGN_DOWN(addr, PAGE_SIZE << (2 + rnd(7)));	/* 16 KiB .. 1 MiB aligned */
+	describe("mmap mm%d %#lx +%#lx %s%s", t->id, addr, pages << PAGE_SHIFT, prot_name(prot),
+		 fixed ? " fixed" : " hint");
+	down_write(&t->mm->mmap_lock);
+	ret = do_mmap(t->mm, addr, pages << PAGE_SHIFT, prot,
+		      MAP_PRIVATE | MAP_ANONYMOUS | (fixed ? MAP_FIXED : 0), NULL, 0);
+	if (ret >= 0 && !in_region((unsigned long)ret)) {
+		/* The hint was taken: placed below mmap_base. Not ours to track. */
+		st.outside++;
+		if (do_munmap(t->mm, (unsigned long)ret, pages << PAGE_SHIFT))
+			mmr_failf("munmap of the mapping placed at %#lx failed", ret);
+	}
+	up_write(&t->mm->mmap_lock);
+	if (ret < 0 && ret != -ENOMEM)
+		mmr_failf("do_mmap returned %ld", ret);
+	else if (fixed && ret >= 0 && (unsigned long)ret != addr)
+		mmr_failf("MAP_FIXED at %#lx returned %#lx", addr, ret);
+	if (fixed)
+		(ret >= 0 ? shadow_clear : shadow_reconcile)(t, addr, addr + (pages << PAGE_SHIFT));
+}
+
+/* May a fault with these flags succeed at addr? */
+static bool fault_allowed(struct tmm *t, unsigned long addr, bool write)
+{
+	struct vm_area_struct *v = find_vma(t->mm, addr);
+
+	if (!v || addr < v->vm_start)
+		return false;
+	return write ? v->vm_flags & VM_WRITE : v->vm_flags & (VM_READ | VM_WRITE | VM_EXEC);
+}
+
+/* The pages of [start, end) a fault step touches: all of them, a random few, or a stride. */
+static int touch_list(unsigned long start, unsigned long end, unsigned long *list)
+{
+	unsigned long pages = (end - start) >> PAGE_SHIFT;
+	unsigned long r = rnd(3), stride = chance(50) ? 16 : HPAGE_PMD_NR;
+	int n = 0;
+
+	if (r == 0) {
+		for (unsigned long i = 0; i < pages && n < (int)cfg.max_touch; i++)
+			list[n++] = start + (i << PAGE_SHIFT);
+	} else if (r == 1) {
+		for (unsigned long k = 1 + rnd(32); k--;)
+			list[n++] = start + (rnd(pages) << PAGE_SHIFT);
+	} else {
+		for (unsigned long i = rnd(stride); i < pages && n < (int)cfg.max_touch; i += stride)
+			list[n++] = start + (i << PAGE_SHIFT);
+	}
+	return n;
+}
+
+/* A fault at a random offset of the page at addr; after a write, a new byte there. */
+static void one_fault(struct tmm *t, unsigned long addr, bool write, bool *written)
+{
+	unsigned long off = rnd(PAGE_SIZE);
+	bool allowed = fault_allowed(t, addr, write);
+	struct mmr_mapping before = mmr_lookup(t->mm, addr), after;
+	const char *what = write ? "write" : "read";
+	struct vm_area_struct *v;
+	struct folio *folio;
+	u8 *p;
+	u32 *s;
+	int ret;
+
+	*written = false;
+	ret = handle_mm_fault(t->mm, addr + off, write ? FAULT_FLAG_WRITE | FAULT_FLAG_USER :
+					       FAULT_FLAG_USER);
+	if (ret == -ENOMEM) {
+		st.enomem++;
+		if (total_free_pages() > cfg.low_free)
+			mmr_failf("%s fault at %#lx: -ENOMEM with %lu pages free", what, addr + off,
+			      total_free_pages());
+		return;
+	}
+	if (!allowed) {
+		if (ret != -EFAULT)
+			mmr_failf("%s fault at %#lx outside the VMA's permissions returned %d", what,
+			      addr + off, ret);
+		st.efault++;
+		return;
+	}
+	if (ret) {
+		mmr_failf("%s fault at %#lx returned %d", what, addr + off, ret);
+		return;
+	}
+	after = mmr_lookup(t->mm, addr);
+	if (!after.present || after.kind == MMR_NONE ||
+	    (write && (!after.write || after.kind == MMR_ZERO))) {
+		mmr_failf("%s fault at %#lx returned 0 but left %s (entry %#llx)", what, addr + off,
+		      kind_names[after.kind], (unsigned long long)after.entry);
+		return;
+	}
+	if (after.kind == MMR_ZERO && !zero_pfn)
+		zero_pfn = after.pfn;
+	if (!write) {
+		check_page(t, addr, "after a read fault");
+		return;
+	}
+	folio = mapping_folio(&after);
+	v = find_vma(t->mm, addr);
+	if (before.kind == MMR_NONE) {
+		unsigned int order = folio_order(folio);
+
+		st.fault_order[order]++;
+		if (order && !(thp_vma_allowable_orders(v->vm_flags) & (1UL << order)))
+			mmr_failf("write fault at %#lx mapped an order-%u folio, which the THP settings "
+			      "do not allow in this VMA (vm_flags %#lx)", addr, order, v->vm_flags);
+		if ((order == HPAGE_PMD_ORDER) != (after.kind == MMR_PMD))
+			mmr_failf("write fault at %#lx: an order-%u folio mapped by %s", addr, order,
+			      kind_names[after.kind]);
+	} else if (before.kind == MMR_ZERO || !before.write) {
+		st.cow++;
+	}
+	/* What was there must have survived (copied or reused), then our byte goes in. */
+	check_page(t, addr, "after a write fault");
+	if (mmr.failed)
+		return;
+	p = page_address(pfn_to_page(after.pfn));
+	s = shadow_of(t, addr);
+	if (*s)
+		p[SH_OFF(*s)] = 0;
+	p[off] = (u8)(1 + rnd(255));
+	*s = SH_MAKE(off, p[off]);
+	*written = true;
+}
+
+static void op_fault(struct tmm *t, bool write)
+{
+	static unsigned long list[MMR_MAX_TOUCH];
+	unsigned long start, end, done[8];
+	int n, nr_done = 0;
+
+	random_range(t, 2 * cfg.max_touch, &start, &end);
+	n = touch_list(start, end, list);
+	describe("%s mm%d [%#lx, %#lx) %d pages", write ? "write" : "read", t->id, start, end, n);
+	for (int i = 0; i < n && !mmr.failed; i++) {
+		bool written;
+
+		one_fault(t, list[i], write, &written);
+		if (written && nr_done < 8)
+			done[nr_done++] = list[i];
+	}
+	/* Copy-on-write: every other mm's copy of these pages is as it was. */
+	for (int i = 0; i < nr_done && !mmr.failed; i++)
+		for (int k = 0; k < nr_mms; k++)
+			check_page(&mms[k], done[i], "after a write in another mm");
+}
+
+static void op_munmap(struct tmm *t)
+{
+	unsigned long start, end;
+	int ret;
+
+	random_range(t, 2048, &start, &end);
+	describe("munmap mm%d [%#lx, %#lx)", t->id, start, end);
+	down_write(&t->mm->mmap_lock);
+	ret = do_munmap(t->mm, start, end - start);
+	up_write(&t->mm->mmap_lock);
+	if (ret == 0)
+		shadow_clear(t, start, end);
+	else if (ret == -ENOMEM)
+		shadow_reconcile(t, start, end);
+	else
+		mmr_failf("do_munmap returned %d", ret);
+}
+
+static void op_mprotect(struct tmm *t)
+{
+	unsigned long start, end, prot = random_prot();
+	int ret, want;
+
+	random_range(t, 2048, &start, &end);
+	describe("mprotect mm%d [%#lx, %#lx) %s", t->id, start, end, prot_name(prot));
+	down_write(&t->mm->mmap_lock);
+	want = covered_until(t->mm, start, end) == end ? 0 : -ENOMEM;
+	ret = do_mprotect(t->mm, start, end - start, prot);
+	up_write(&t->mm->mmap_lock);
+	if (ret != want && ret != -ENOMEM)
+		mmr_failf("do_mprotect returned %d, expected %d", ret, want);
+}
+
+static void op_madvise(struct tmm *t, int advice)
+{
+	unsigned long start, end, until;
+	int ret, want;
+
+	random_range(t, 2048, &start, &end);
+	describe("madvise mm%d [%#lx, %#lx) %s", t->id, start, end,
+		 advice == MADV_DONTNEED ? "dontneed" : advice == MADV_HUGEPAGE ? "hugepage" :
+		 advice == MADV_NOHUGEPAGE ? "nohugepage" : advice == MADV_DONTFORK ? "dontfork" :
+		 advice == MADV_DOFORK ? "dofork" : "normal");
+	down_write(&t->mm->mmap_lock);
+	until = covered_until(t->mm, start, end);
+	want = until == end ? 0 : -ENOMEM;
+	ret = do_madvise(t->mm, start, end - start, advice);
+	up_write(&t->mm->mmap_lock);
+	if (ret != want && ret != -ENOMEM)
+		mmr_failf("do_madvise returned %d, expected %d", ret, want);
+	if (advice != MADV_DONTNEED)
+		return;
+	if (ret == want)
+		shadow_clear(t, start, until);	/* the VMAs up to the first hole, nothing after */
+	else
+		shadow_reconcile(t, start, end);
+	for (unsigned long a = start; a < until && ret == want && !mmr.failed; a += PAGE_SIZE) {
+		enum mmr_kind k = mmr_lookup(t->mm, a).kind;
+
+		if (k != MMR_NONE)
+			mmr_failf("MADV_DONTNEED left %s at %#lx", kind_names[k], a);
+	}
+}
+
+static void op_fork(struct tmm *t)
+{
+	struct vm_area_struct *v;
+	struct mm_struct *child;
+	struct tmm *c;
+
+	describe("fork mm%d -> mm%d", t->id, next_id);
+	child = dup_mm(t->mm);
+	if (!child) {
+		if (total_free_pages() > cfg.low_free)
+			mmr_failf("dup_mm failed with %lu pages free", total_free_pages());
+		return;
+	}
+	c = new_tmm(child, t->shadow);
+	if (!c)
+		return;
+	/* MADV_DONTFORK: the child has holes there. */
+	list_for_each_entry(v, &t->mm->vmas, vm_list)
+		if (v->vm_flags & VM_DONTCOPY)
+			shadow_clear(c, v->vm_start, v->vm_end);
+	/* Both see the same bytes: a sample now (the sweep sees them all later). */
+	for (int i = 0; i < 16 && !mmr.failed; i++) {
+		unsigned long a = random_page(c);
+
+		if (a) {
+			check_page(c, a, "after fork, in the child");
+			check_page(t, a, "after fork, in the parent");
+		}
+	}
+}
+
+static void op_exit(int i)
+{
+	describe("exit mm%d", mms[i].id);
+	drop_tmm(i);
+	if (!nr_mms) {
+		struct mm_struct *mm = mm_alloc();
+
+		if (!mm)
+			mmr_failf("mm_alloc failed");
+		else
+			new_tmm(mm, NULL);
+	}
+}
+
+/* A random address of t mapped by a PMD, or 0. */
+static unsigned long find_pmd_mapping(struct tmm *t)
+{
+	unsigned long found = 0, n = 0;
+	struct vm_area_struct *v;
+
+	list_for_each_entry(v, &t->mm->vmas, vm_list)
+		for (unsigned long a = ALIGN_UP(v->vm_start, PMD_SIZE); a + PMD_SIZE <= v->vm_end;
+		     a += PMD_SIZE)
+			if (mmr_lookup(t->mm, a).kind == MMR_PMD && !rnd(++n))
+				found = a;	/* reservoir sampling: each equally likely */
+	return found;
+}
+
+static void op_split_pmd(struct tmm *t)
+{
+	unsigned long addr = chance(90) ? find_pmd_mapping(t) : 0;
+	struct vm_area_struct *v;
+	struct mmr_mapping before;
+
+	if (!addr) {
+		unsigned long start, end;
+
+		random_range(t, 1, &start, &end);
+		addr = ALIGN_DOWN(start, PMD_SIZE);
+	}
+	addr += rnd(HPAGE_PMD_NR) << PAGE_SHIFT;
+	describe("split_huge_pmd mm%d %#lx", t->id, addr);
+	down_write(&t->mm->mmap_lock);
+	before = mmr_lookup(t->mm, addr);
+	v = find_vma(t->mm, addr);
+	if (v && addr >= v->vm_start) {
+		split_huge_pmd(v, addr);
+		if (mmr_lookup(t->mm, addr).kind == MMR_PMD)
+			mmr_failf("split_huge_pmd left the PMD mapping");
+		else if (before.kind == MMR_PMD)
+			st.pmd_splits++;
+	}
+	up_write(&t->mm->mmap_lock);
+	check_page(t, addr, "after split_huge_pmd");
+}
+
+/* A random address of t in a large folio (PTE- or PMD-mapped), or 0. */
+static unsigned long find_large_folio(struct tmm *t)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		struct vm_area_struct *v = random_vma(t);
+		unsigned long pages, first;
+
+		if (!v)
+			return 0;
+		pages = (v->vm_end - v->vm_start) >> PAGE_SHIFT;
+		first = rnd(pages);
+		for (unsigned long i = 0; i < min(pages, 256UL); i++) {
+			unsigned long a = v->vm_start + (((first + i * 16) % pages) << PAGE_SHIFT);
+			struct mmr_mapping m = mmr_lookup(t->mm, a);
+			struct folio *f = mapping_folio(&m);
+
+			if (f && folio_test_large(f))
+				return a;
+		}
+	}
+	return 0;
+}
+
+static void op_split_folio(struct tmm *t)
+{
+	unsigned long addr = find_large_folio(t);
+	unsigned int order, new_order;
+	struct folio *folio, *now;
+	struct mmr_mapping m;
+	bool bad_order;
+	int ret, refs, maps;
+
+	if (!addr) {
+		describe("split_folio mm%d: no large folio", t->id);
+		return;
+	}
+	down_read(&t->mm->mmap_lock);
+	m = mmr_lookup(t->mm, addr);
+	folio = mapping_folio(&m);
+	if (!folio || !folio_test_large(folio)) {
+		up_read(&t->mm->mmap_lock);
+		mmr_failf("the large folio at %#lx went away", addr);
+		return;
+	}
+	folio_get(folio);
+	up_read(&t->mm->mmap_lock);
+	order = folio_order(folio);
+	new_order = (unsigned int)rnd(order - 1);	/* 0 .. order-2; 1 means order-1 */
+	if (new_order == 1)
+		new_order = order - 1;
+	bad_order = chance(5);
+	if (bad_order)
+		new_order = chance(50) ? 1 : order + (unsigned int)rnd(2);
+	describe("split_folio mm%d %#lx pfn %#lx order %u -> %u", t->id, addr, folio_pfn(folio),
+		 order, new_order);
+	refs = folio_ref_count(folio);
+	maps = folio_mapcount(folio);
+	ret = split_folio_to_order(folio, new_order);
+	if (bad_order) {
+		if (ret != -EINVAL)
+			mmr_failf("split to order %u of an order-%u folio returned %d", new_order, order, ret);
+		st.folio_split_einval++;
+	} else if (ret == -EAGAIN) {
+		/* Nothing else holds references or locks here: the counts must have been wrong. */
+		mmr_failf("split_folio_to_order returned -EAGAIN (refcount %d, mapcount %d before)",
+		      refs, maps);
+	} else if (ret && ret != -ENOMEM) {
+		mmr_failf("split_folio_to_order returned %d", ret);
+	} else if (!ret) {
+		st.folio_splits++;
+	}
+	folio_put(folio);
+	if (!ret && !bad_order) {
+		down_read(&t->mm->mmap_lock);
+		m = mmr_lookup(t->mm, addr);
+		now = mapping_folio(&m);
+		if (!now || folio_order(now) != new_order || m.kind == MMR_PMD)
+			mmr_failf("after the split the page at %#lx is in %s of order %u", addr,
+			      kind_names[m.kind], now ? folio_order(now) : 0);
+		up_read(&t->mm->mmap_lock);
+	}
+	for (int k = 0; k < nr_mms; k++)
+		check_page(&mms[k], addr, "after split_folio_to_order");
+}
+
+static void op_deferred_scan(void)
+{
+	unsigned long n = chance(30) ? ~0UL : 1 + rnd(8), before = deferred_split_queue_len();
+	unsigned long split;
+
+	describe("deferred_split_scan %ld (queue %lu)", (long)n, before);
+	split = deferred_split_scan(n);
+	st.deferred_split += split;
+	if (split > before || deferred_split_queue_len() > before)
+		mmr_failf("deferred_split_scan split %lu of %lu, the queue is now %lu", split, before,
+		      deferred_split_queue_len());
+}
+
+/*
+ * New THP settings: random modes, global and per size, and rmap batching
+ * mostly on. With a focus order (cfg.thp_every), that size is "always" and
+ * the larger ones are off.
+ */
+static unsigned int thp_focus = HPAGE_PMD_ORDER;
+
+static void op_thp(int focus)
+{
+	static const enum thp_mode global[] = {
+		THP_ALWAYS, THP_ALWAYS, THP_ALWAYS, THP_MADVISE, THP_MADVISE, THP_NEVER,
+	};
+	static const enum thp_mode per[] = {
+		THP_ALWAYS, THP_ALWAYS, THP_INHERIT, THP_INHERIT, THP_MADVISE, THP_NEVER,
+	};
+	static const char mode_char[] = { [THP_NEVER] = 'n', [THP_ALWAYS] = 'a',
+					  [THP_MADVISE] = 'm', [THP_INHERIT] = 'i' };
+	char desc[16] = "";
+
+	if (thp_set_global_mode(global[rnd(ARRAY_SIZE(global))]))
+		mmr_failf("thp_set_global_mode failed");
+	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++) {
+		enum thp_mode m = per[rnd(ARRAY_SIZE(per))];
+
+		if (focus >= 0 && o == (unsigned int)focus)
+			m = THP_ALWAYS;
+		else if (focus >= 0 && o > (unsigned int)focus)
+			m = THP_NEVER;
+		if (thp_set_order_mode(o, m))
+			mmr_failf("thp_set_order_mode(%u) failed", o);
+		desc[o - THP_ORDER_MIN] = mode_char[m];
+	}
+	if (focus >= 0)
+		thp_focus = (unsigned int)focus;
+	rmap_batching = chance(80);
+	describe("thp global %s orders 2-9 %s, rmap_batching %d",
+		 thp_global_mode() == THP_ALWAYS ? "always" :
+		 thp_global_mode() == THP_MADVISE ? "madvise" : "never", desc, rmap_batching);
+}
+
+/* The focus of the window-th THP window: 2 MiB every other one, 1 MiB .. 16 KiB in between. */
+static int window_focus(unsigned long window)
+{
+	if (window % 2 == 0)
+		return HPAGE_PMD_ORDER;
+	return HPAGE_PMD_ORDER - 1 - (int)(window / 2 % (HPAGE_PMD_ORDER - THP_ORDER_MIN));
+}
+
+/*
+ * The step after op_thp with a focus: a fresh VMA aligned to the focus
+ * size, one to three of them long, at a random place (MAP_FIXED: whatever
+ * was there goes), and a write at a random page of each block.
+ */
+static void op_focus(struct tmm *t)
+{
+	unsigned long size = PAGE_SIZE << thp_focus, n = 1 + rnd(3), addr;
+	long ret;
+
+	addr = MMR_REGION_START + rnd(cfg.region_size / size - n + 1) * size;
+	describe("mmap mm%d %#lx +%#lx rw for order %u, and write", t->id, addr, n * size, thp_focus);
+	down_write(&t->mm->mmap_lock);
+	ret = do_mmap(t->mm, addr, n * size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+	up_write(&t->mm->mmap_lock);
+	if (ret != (long)addr) {
+		mmr_failf("do_mmap returned %ld", ret);
+		return;
+	}
+	shadow_clear(t, addr, addr + n * size);
+	for (unsigned long b = addr; b < addr + n * size && !mmr.failed; b += size) {
+		bool written;
+
+		one_fault(t, b + (rnd(size >> PAGE_SHIFT) << PAGE_SHIFT), true, &written);
+	}
+}
+
+static enum op choose_op(void)
+{
+	static unsigned int total;
+	unsigned int r;
+
+	/*
+	 * Over the budget of user pages (mm_verify's cost grows with what is
+	 * mapped), or short of memory: give some back first.
+	 */
+	if ((node_pages(NR_USER_PAGES) > cfg.mem_budget || total_free_pages() < cfg.low_free) &&
+	    chance(60)) {
+		static const enum op give_back[] = {
+			OP_MUNMAP, OP_MUNMAP, OP_MUNMAP, OP_DONTNEED, OP_DONTNEED, OP_DONTNEED,
+			OP_DEFERRED_SCAN, OP_EXIT,
+		};
+
+		return give_back[rnd(ARRAY_SIZE(give_back))];
+	}
+	if (!total)
+		for (int i = 0; i < NR_OPS; i++)
+			total += op_weight[i];
+	r = (unsigned int)rnd(total);
+	for (int i = 0; i < NR_OPS; i++) {
+		if (r < op_weight[i])
+			return (enum op)i;
+		r -= op_weight[i];
+	}
+	return OP_WRITE;
+}
+
+static void do_step(void)
+{
+	int i = (int)rnd((unsigned long)nr_mms);
+	struct tmm *t = &mms[i];
+	enum op op = choose_op();
+
+	st.ops[op]++;
+	switch (op) {
+	case OP_MMAP:		op_mmap(t); break;
+	case OP_WRITE:		op_fault(t, true); break;
+	case OP_READ:		op_fault(t, false); break;
+	case OP_MUNMAP:		op_munmap(t); break;
+	case OP_MPROTECT:	op_mprotect(t); break;
+	case OP_DONTNEED:	op_madvise(t, MADV_DONTNEED); break;
+	case OP_MADV_FLAGS: {
+		static const int advice[] = {
+			MADV_HUGEPAGE, MADV_HUGEPAGE, MADV_HUGEPAGE, MADV_HUGEPAGE, MADV_NOHUGEPAGE,
+			MADV_NOHUGEPAGE, MADV_DONTFORK, MADV_DOFORK, MADV_NORMAL,
+		};
+
+		op_madvise(t, advice[rnd(ARRAY_SIZE(advice))]);
+		break;
+	}
+	case OP_FORK:
+		if (nr_mms < cfg.max_mms)
+			op_fork(t);
+		else
+			op_exit(i);
+		break;
+	case OP_EXIT:		op_exit(i); break;
+	case OP_SPLIT_PMD:	op_split_pmd(t); break;
+	case OP_SPLIT_FOLIO:	op_split_folio(t); break;
+	case OP_DEFERRED_SCAN:	op_deferred_scan(); break;
+	case OP_THP:		op_thp(-1); break;
+	default:		break;
+	}
+}
+
+/* After every step: mm_verify, the allocator's reports, the mms' counters, samples. */
+static void check_step(void)
+{
+	int problems = mm_verify();
+
+	if (problems)
+		mmr_failf("mm_verify found %d problem(s)", problems);
+	if (page_alloc_errors != snap.page_errors)
+		mmr_failf("the page allocator reported %lu bad page(s)", page_alloc_errors - snap.page_errors);
+	if (mm_exit_verify_failures != snap.exit_failures)
+		mmr_failf("an address space failed mm_verify as it exited");
+	if (zero_pfn && nonzero_at(page_address(pfn_to_page(zero_pfn)), 0, PAGE_SIZE) >= 0)
+		mmr_failf("the zero page is not zero");
+	for (int k = 0; k < nr_mms && !mmr.failed; k++)
+		check_mm_counters(&mms[k]);
+	for (int k = 0; k < 4 && !mmr.failed; k++) {
+		struct tmm *t = &mms[rnd((unsigned long)nr_mms)];
+		unsigned long a = random_page(t);
+
+		if (a)
+			check_page(t, a, "sample");
+	}
+	if (cfg.after_step)
+		cfg.after_step();
+}
+
+/* ---- the sequence and the cases ---- */
+
+void mmr_snapshot(void)
+{
+	snap.global = thp_global_mode();
+	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
+		snap.order[o] = thp_order_mode(o);
+	snap.batching = rmap_batching;
+	deferred_split_scan(~0UL);
+	slab_shrink_all();
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		snap.free[nid] = node_has_memory(nid) ? node_page_state(nid, NR_FREE_PAGES) : 0;
+	for (unsigned int o = 0; o <= HPAGE_PMD_ORDER; o++) {
+		snap.nr_anon[o] = mthp_stat_read(o, MTHP_STAT_NR_ANON);
+		snap.fault_alloc[o] = mthp_stat_read(o, MTHP_STAT_ANON_FAULT_ALLOC);
+		snap.split[o] = mthp_stat_read(o, MTHP_STAT_SPLIT);
+	}
+	snap.thp_alloc = thp_event_read(THP_FAULT_ALLOC);
+	snap.split_pmd = thp_event_read(THP_SPLIT_PMD);
+	snap.split_page = thp_event_read(THP_SPLIT_PAGE);
+	snap.page_errors = page_alloc_errors;
+	snap.exit_failures = mm_exit_verify_failures;
+}
+
+void mmr_run(const struct mmr_config *c, unsigned long steps)
+{
+	struct mm_struct *mm;
+	char line[256];
+	u64 t0, ms;
+	int len = 0;
+
+	cfg = *c;
+	cfg.max_mms = min(max(cfg.max_mms, 1), MMR_MAX_MMS);
+	cfg.max_touch = min(cfg.max_touch, (unsigned int)MMR_MAX_TOUCH);
+	region_pages = cfg.region_size >> PAGE_SHIFT;
+	memset(&st, 0, sizeof(st));
+	memset(&mmr, 0, sizeof(mmr));
+	mmr.seed = cfg.seed;
+	nr_mms = 0;
+	next_id = 0;
+	zero_pfn = 0;
+	thp_focus = HPAGE_PMD_ORDER;
+	rng_state = cfg.seed * 0x9e3779b97f4a7c15ULL + 1;
+	if (!rng_state)
+		rng_state = 1;
+	mmr_snapshot();
+	mm = mm_alloc();
+	if (!mm) {
+		mmr_failf("mm_alloc failed");
+		return;
+	}
+	new_tmm(mm, NULL);
+	op_thp(-1);
+
+	t0 = ktime_get_ns();
+	for (mmr.step = 0; mmr.step < steps && !mmr.failed; mmr.step++) {
+		unsigned long every = cfg.thp_every;
+
+		if (every && mmr.step % every == 0)
+			op_thp(window_focus(mmr.step / every));
+		else if (every && mmr.step % every == 1)
+			op_focus(&mms[rnd((unsigned long)nr_mms)]);
+		else
+			do_step();
+		check_step();
+		st.mm_steps += nr_mms;
+		if (!mmr.failed && mmr.step % cfg.sweep_every == cfg.sweep_every - 1) {
+			st.sweeps++;
+			for (int k = 0; k < nr_mms && !mmr.failed; k++)
+				check_all(&mms[k], "sweep");
+		}
+	}
+	mmr.steps_done = mmr.step;
+	if (!mmr.failed) {
+		snprintf(mmr.desc, sizeof(mmr.desc), "the final sweep");
+		for (int k = 0; k < nr_mms && !mmr.failed; k++)
+			check_all(&mms[k], "final sweep");
+	}
+	ms = (ktime_get_ns() - t0) / 1000000;
+	mmr_printf("    # mm_random: %lu steps in %llu ms (%llu steps/s), %lu.%lu mms on average, "
+		   "%lu page checks, %lu sweeps\n", mmr.steps_done, (unsigned long long)ms,
+		   (unsigned long long)(mmr.steps_done * 1000 / (ms ? ms : 1)),
+		   st.mm_steps / max(mmr.steps_done, 1UL),
+		   st.mm_steps * 10 / max(mmr.steps_done, 1UL) % 10, st.checks, st.sweeps);
+	for (int i = 0; i < NR_OPS; i++)
+		len += scnprintf(line + len, sizeof(line) - len, " %s %lu", op_names[i], st.ops[i]);
+	mmr_printf("    # ops:%s\n", line);
+	mmr_printf("    # faults: cow %lu, efault %lu, enomem %lu; splits: pmd %lu, folio %lu "
+		   "(+%lu bad orders), deferred %lu; mmaps placed outside the region %lu\n", st.cow,
+		   st.efault, st.enomem, st.pmd_splits, st.folio_splits, st.folio_split_einval,
+		   st.deferred_split, st.outside);
+}
+
+void mmr_check_orders(bool expect_all)
+{
+	char line[200];
+	int len = 0;
+
+	for (unsigned int o = 0; o <= HPAGE_PMD_ORDER; o++)
+		if (o != 1)
+			len += scnprintf(line + len, sizeof(line) - len, " %u:%lu", o, st.fault_order[o]);
+	mmr_printf("    # new folios seen after write faults, by order:%s\n", line);
+	len = 0;
+	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
+		len += scnprintf(line + len, sizeof(line) - len, " %u:%lu", o,
+				 mthp_stat_read(o, MTHP_STAT_ANON_FAULT_ALLOC) - snap.fault_alloc[o]);
+	mmr_printf("    # anon_fault_alloc:%s, thp_fault_alloc %lu\n", line,
+		   thp_event_read(THP_FAULT_ALLOC) - snap.thp_alloc);
+	if (!expect_all)
+		return;
+	for (unsigned int o = 0; o <= HPAGE_PMD_ORDER; o++) {
+		if (o == 1)
+			continue;
+		if (!st.fault_order[o]) {
+			snprintf(line, sizeof(line), "no order-%u folio came from a fault (seed %lu)", o,
+				 mmr.seed);
+			mmr_fail(__FILE__, __LINE__, line);
+		}
+		if (o >= THP_ORDER_MIN)
+			EXPECT_CMP(mthp_stat_read(o, MTHP_STAT_ANON_FAULT_ALLOC) - snap.fault_alloc[o],
+				   >=, st.fault_order[o]);
+	}
+	EXPECT_CMP(thp_event_read(THP_FAULT_ALLOC) - snap.thp_alloc, ==,
+		   mthp_stat_read(HPAGE_PMD_ORDER, MTHP_STAT_ANON_FAULT_ALLOC) -
+		   snap.fault_alloc[HPAGE_PMD_ORDER]);
+}
+
+void mmr_check_splits(void)
+{
+	unsigned long folio_splits = 0;
+	char line[200];
+	int len = 0;
+
+	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++) {
+		unsigned long n = mthp_stat_read(o, MTHP_STAT_SPLIT) - snap.split[o];
+
+		len += scnprintf(line + len, sizeof(line) - len, " %u:%lu", o, n);
+		folio_splits += n;
+	}
+	mmr_printf("    # thp_split_pmd %lu, thp_split_page %lu, split by order:%s\n",
+		   thp_event_read(THP_SPLIT_PMD) - snap.split_pmd,
+		   thp_event_read(THP_SPLIT_PAGE) - snap.split_page, line);
+	EXPECT_CMP(st.pmd_splits, >=, 1);
+	EXPECT_CMP(thp_event_read(THP_SPLIT_PMD) - snap.split_pmd, >=, st.pmd_splits);
+	EXPECT_CMP(st.folio_splits, >=, 1);
+	EXPECT_CMP(folio_splits, >=, st.folio_splits);
+	EXPECT_CMP(st.deferred_split, >=, 1);
+}
+
+void mmr_expect_all_back(void)
+{
+	EXPECT_CMP(deferred_split_queue_len(), ==, 0);
+	slab_shrink_all();
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (node_has_memory(nid))
+			EXPECT_CMP(node_page_state(nid, NR_FREE_PAGES), ==, snap.free[nid]);
+	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
+		EXPECT_CMP(mthp_stat_read(o, MTHP_STAT_NR_ANON), ==, snap.nr_anon[o]);
+	EXPECT_CMP(mm_verify(), ==, 0);
+	EXPECT_CMP(page_alloc_errors, ==, snap.page_errors);
+	EXPECT_CMP(mm_exit_verify_failures, ==, snap.exit_failures);
+}
+
+void mmr_end(void)
+{
+	snprintf(mmr.desc, sizeof(mmr.desc), "teardown");
+	while (nr_mms)
+		drop_tmm(nr_mms - 1);
+	thp_set_global_mode(snap.global);
+	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
+		thp_set_order_mode(o, snap.order[o]);
+	rmap_batching = snap.batching;
+	mmr_expect_all_back();
+}
