@@ -190,16 +190,8 @@ static int pseudo_iterate(struct file *f, struct dir_context *ctx)
 	struct inode *dir = file_inode(f);
 	struct pseudo_node *n;
 
-	if (ctx->pos == 0) {
-		if (!ctx->actor(ctx, ".", 1, 1, dir->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 1;
-	}
-	if (ctx->pos == 1) {
-		if (!ctx->actor(ctx, "..", 2, 2, dir->i_parent->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 2;
-	}
+	if (!dir_emit_dots(dir, ctx))
+		return 0;
 	list_for_each_entry(n, &node_of(dir)->children, sibling) {
 		if (n->pos < ctx->pos)
 			continue;
@@ -209,13 +201,6 @@ static int pseudo_iterate(struct file *f, struct dir_context *ctx)
 		ctx->pos = n->pos + 1;
 	}
 	return 0;
-}
-
-static loff_t pseudo_dir_llseek(struct file *f, loff_t offset, int whence)
-{
-	if (whence != SEEK_SET && whence != SEEK_CUR)
-		return -EINVAL;
-	return generic_file_llseek(f, offset, whence);
 }
 
 static const struct inode_operations pseudo_dir_iops = {
@@ -228,7 +213,7 @@ static const struct inode_operations pseudo_dir_iops = {
 
 static const struct file_operations pseudo_dir_fops = {
 	.iterate = pseudo_iterate,
-	.llseek = pseudo_dir_llseek,
+	.llseek = dir_position_llseek,
 };
 
 /* ---- files ---- */

@@ -307,16 +307,8 @@ static int ramfs_iterate(struct file *f, struct dir_context *ctx)
 	struct inode *dir = file_inode(f);
 	struct ramfs_dirent *d;
 
-	if (ctx->pos == 0) {
-		if (!ctx->actor(ctx, ".", 1, 1, dir->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 1;
-	}
-	if (ctx->pos == 1) {
-		if (!ctx->actor(ctx, "..", 2, 2, dir->i_parent->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 2;
-	}
+	if (!dir_emit_dots(dir, ctx))
+		return 0;
 	list_for_each_entry(d, &dir_of(dir)->entries, list) {
 		if (d->pos < ctx->pos)
 			continue;
@@ -326,14 +318,6 @@ static int ramfs_iterate(struct file *f, struct dir_context *ctx)
 		ctx->pos = d->pos + 1;
 	}
 	return 0;
-}
-
-/* Directories seek to a position (SEEK_SET/SEEK_CUR) only, as Linux's dcache_dir_lseek. */
-static loff_t ramfs_dir_llseek(struct file *f, loff_t offset, int whence)
-{
-	if (whence != SEEK_SET && whence != SEEK_CUR)
-		return -EINVAL;
-	return generic_file_llseek(f, offset, whence);
 }
 
 const struct inode_operations ramfs_dir_inode_operations = {
@@ -347,7 +331,7 @@ const struct inode_operations ramfs_dir_inode_operations = {
 
 const struct file_operations ramfs_dir_operations = {
 	.iterate = ramfs_iterate,
-	.llseek = ramfs_dir_llseek,
+	.llseek = dir_position_llseek,
 };
 
 static const struct inode_operations ramfs_file_inode_operations = {

@@ -9,6 +9,28 @@
 #include <quire/errno.h>
 #include "internal.h"
 
+bool dir_emit_dots(struct inode *dir, struct dir_context *ctx)
+{
+	if (ctx->pos == 0) {
+		if (!ctx->actor(ctx, ".", 1, 1, dir->i_ino, DT_DIR))
+			return false;
+		ctx->pos = 1;
+	}
+	if (ctx->pos == 1) {
+		if (!ctx->actor(ctx, "..", 2, 2, dir->i_parent->i_ino, DT_DIR))
+			return false;
+		ctx->pos = 2;
+	}
+	return true;
+}
+
+loff_t dir_position_llseek(struct file *f, loff_t offset, int whence)
+{
+	if (whence != SEEK_SET && whence != SEEK_CUR)
+		return -EINVAL;
+	return generic_file_llseek(f, offset, whence);
+}
+
 struct getdents_ctx {
 	struct dir_context ctx;
 	char *buf;

@@ -92,18 +92,14 @@ static void anon_vma_chain_link(struct vm_area_struct *vma, struct anon_vma_chai
 	list_add_tail(&avc->same_anon_vma, &av->chains);
 }
 
-int anon_vma_prepare(struct vm_area_struct *vma)
+/* Give vma a new anon_vma (under parent's, when forked) as the one its new folios use. */
+static int anon_vma_attach_new(struct vm_area_struct *vma, struct anon_vma *parent)
 {
-	struct anon_vma_chain *avc;
-	struct anon_vma *av;
+	struct anon_vma_chain *avc = kzalloc(sizeof(*avc), GFP_KERNEL);
+	struct anon_vma *av = avc ? anon_vma_alloc(parent) : NULL;
 
-	if (vma->anon_vma)
-		return 0;
-	avc = kzalloc(sizeof(*avc), GFP_KERNEL);
-	av = anon_vma_alloc(NULL);
-	if (!avc || !av) {
+	if (!av) {
 		kfree(avc);
-		kfree(av);
 		return -ENOMEM;
 	}
 	anon_vma_lock_write(av);
@@ -111,6 +107,11 @@ int anon_vma_prepare(struct vm_area_struct *vma)
 	vma->anon_vma = av;
 	anon_vma_unlock_write(av);
 	return 0;
+}
+
+int anon_vma_prepare(struct vm_area_struct *vma)
+{
+	return vma->anon_vma ? 0 : anon_vma_attach_new(vma, NULL);
 }
 
 int anon_vma_clone(struct vm_area_struct *dst, struct vm_area_struct *src)
@@ -134,28 +135,17 @@ int anon_vma_clone(struct vm_area_struct *dst, struct vm_area_struct *src)
 
 int anon_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma)
 {
-	struct anon_vma_chain *avc;
-	struct anon_vma *av;
 	int err;
 
 	vma->anon_vma = NULL;
 	if (!pvma->anon_vma)
 		return 0;	/* nothing anonymous yet: the child gets its own on first fault */
 	err = anon_vma_clone(vma, pvma);
+	if (!err)
+		err = anon_vma_attach_new(vma, pvma->anon_vma);
 	if (err)
-		return err;
-	avc = kzalloc(sizeof(*avc), GFP_KERNEL);
-	av = avc ? anon_vma_alloc(pvma->anon_vma) : NULL;
-	if (!av) {
-		kfree(avc);
 		unlink_anon_vmas(vma);
-		return -ENOMEM;
-	}
-	anon_vma_lock_write(av);
-	anon_vma_chain_link(vma, avc, av);
-	vma->anon_vma = av;
-	anon_vma_unlock_write(av);
-	return 0;
+	return err;
 }
 
 void unlink_anon_vmas(struct vm_area_struct *vma)

@@ -241,6 +241,10 @@ size_t ioctl_arg_size(unsigned int cmd, bool *in, bool *out);
 
 /* Generic helpers for file systems. */
 loff_t generic_file_llseek(struct file *f, loff_t offset, int whence);
+/* Directories: emit "." and ".." (positions 0 and 1); false when the caller's buffer is full. */
+bool dir_emit_dots(struct inode *dir, struct dir_context *ctx);
+/* Directories seek to a position only (SEEK_SET/SEEK_CUR), as Linux's dcache_dir_lseek. */
+loff_t dir_position_llseek(struct file *f, loff_t offset, int whence);
 loff_t noop_llseek(struct file *f, loff_t offset, int whence);
 loff_t no_llseek(struct file *f, loff_t offset, int whence);
 
