@@ -99,6 +99,7 @@ void truncate_inode_pages(struct address_space *mapping, loff_t start)
 {
 	unsigned long index = (unsigned long)((start + PAGE_SIZE - 1) >> PAGE_SHIFT);
 	unsigned long partial = (unsigned long)start & (PAGE_SIZE - 1);
+	unsigned long first;
 	struct folio *folio;
 
 	/* The page the new end falls in stays, with the bytes past the end zeroed. */
@@ -110,7 +111,8 @@ void truncate_inode_pages(struct address_space *mapping, loff_t start)
 		}
 	}
 	/* Mappings of the pages that go are zapped first (mm/zap.c). */
-	unmap_mapping_pages(mapping, index);
+	first = index;
+	unmap_mapping_pages(mapping, first);
 	while ((folio = remove_next(mapping, &index))) {
 		mapping->host->i_blocks -= PAGE_SIZE / 512;
 		folio_put(folio);
@@ -118,6 +120,8 @@ void truncate_inode_pages(struct address_space *mapping, loff_t start)
 			break;
 		index++;
 	}
+	/* Again: a fault that looked before the size changed may have mapped one meanwhile. */
+	unmap_mapping_pages(mapping, first);
 }
 
 ssize_t filemap_read(struct inode *inode, void *buf, size_t count, loff_t pos)

@@ -239,9 +239,12 @@ static const char *ramfs_get_link(struct inode *inode)
 
 static int ramfs_setsize(struct inode *inode, loff_t size)
 {
-	if (size < inode->i_size)
+	loff_t old = inode->i_size;
+
+	/* The size first, as Linux's truncate_setsize: a fault from now on sees it. */
+	WRITE_ONCE(inode->i_size, size);
+	if (size < old)
 		truncate_inode_pages(inode->i_mapping, size);
-	inode->i_size = size;
 	touch(inode);
 	return 0;
 }

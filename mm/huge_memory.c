@@ -239,10 +239,11 @@ void deferred_split_folio(struct folio *folio)
 /* deferred_lock held. */
 static void __deferred_split_dequeue(struct folio *folio)
 {
-	list_del_init(&folio->lru);
-	clear_page_flag((struct page *)folio, PG_partially_mapped);
-	deferred_len--;
+	/* The flag last: once it is clear, a splitter or the free path may rewrite the folio. */
 	mod_mthp_stat(folio_order(folio), MTHP_STAT_NR_ANON_PARTIALLY_MAPPED, -1);
+	list_del_init(&folio->lru);
+	deferred_len--;
+	clear_page_flag((struct page *)folio, PG_partially_mapped);
 }
 
 void deferred_split_dequeue(struct folio *folio)

@@ -108,8 +108,10 @@ static struct vm_area_struct *expand_stack(struct mm_struct *mm, unsigned long a
 	if (prev && start < prev->vm_end + PAGE_SIZE)
 		return NULL;
 	/* Anonymous page offsets stay tied to addresses (folio->index). */
+	vma_rmap_lock(vma);
 	vma->vm_pgoff -= (vma->vm_start - start) >> PAGE_SHIFT;
 	vma->vm_start = start;
+	vma_rmap_unlock(vma);
 	return vma;
 }
 
@@ -129,12 +131,21 @@ static struct folio *alloc_anon_page(struct page *src)
 	return folio;
 }
 
+/* Is page index idx inside the file (the size is read again: truncate changes it first)? */
+static bool index_in_file(struct inode *inode, unsigned long idx)
+{
+	return (loff_t)idx << PAGE_SHIFT < READ_ONCE(inode->i_size);
+}
+
 /*
- * A fault on a file VMA's page that is not mapped yet. Shared mappings map
- * the page-cache folio itself (created when missing, with the file's lock);
+ * A fault on a file VMA's page that is not mapped yet. The page-cache folio
+ * is found or created (a hole gets a zeroed one, with the file's lock, as
+ * ramfs does on Linux). Shared mappings map it, writable when the VMA is;
  * private ones map it read-only for reading, or take a private (anonymous)
- * copy for writing; a hole read privately maps the zero page. Past the end
- * of the file is -EIO (SIGBUS). mmap_lock is held for reading.
+ * copy for writing. Past the end of the file is -EIO (SIGBUS), checked
+ * again under the page-table lock, so a racing truncate (which sets the
+ * size before it unmaps) never leaves a page mapped beyond the end.
+ * mmap_lock is held for reading.
  */
 static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr,
 		      bool write)
@@ -147,43 +158,43 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned
 	pte_t *pte;
 	int ret = 0;
 
-	if ((loff_t)idx << PAGE_SHIFT >= READ_ONCE(inode->i_size))
+	if (!index_in_file(inode, idx))
 		return -EIO;
 	if (write && !shared && anon_vma_prepare(vma))
 		return -ENOMEM;
 	folio = filemap_get_folio(mapping, idx);
-	if (!folio && (shared || write)) {
+	if (!folio) {
 		mutex_lock(&inode->i_mutex);
-		folio = filemap_grab_folio(mapping, idx);
+		folio = index_in_file(inode, idx) ? filemap_grab_folio(mapping, idx) : NULL;
+		ret = folio ? 0 : index_in_file(inode, idx) ? -ENOMEM : -EIO;
 		mutex_unlock(&inode->i_mutex);
 		if (!folio)
-			return -ENOMEM;
+			return ret;
 	}
 	if (write && !shared) {
 		copy = alloc_anon_page(folio_page(folio, 0));
-		folio_put(folio);
-		folio = NULL;
-		if (!copy)
+		if (!copy) {
+			folio_put(folio);
 			return -ENOMEM;
+		}
 	}
 	pte_lock(mm);
 	pte = pte_lookup(mm->pgd, addr, true);
 	if (!pte) {
 		ret = -ENOMEM;
+	} else if (!index_in_file(inode, idx) || folio->mapping != mapping) {
+		ret = -EIO;		/* truncated meanwhile */
 	} else if (!pte_present(*pte)) {
 		if (copy) {
 			*pte = mk_pte(vma, folio_page(copy, 0), true);
 			folio_add_new_anon_rmap(copy, vma, addr, RMAP_EXCLUSIVE);
 			copy = NULL;		/* the mapping keeps our reference */
-		} else if (folio) {
+		} else {
 			*pte = mk_pte(vma, folio_page(folio, 0), shared && (vma->vm_flags & VM_WRITE));
 			folio_add_file_rmap_pte(folio, folio_page(folio, 0), vma);
 			folio = NULL;
-		} else {
-			*pte = mk_pte(vma, zero_page, false);
 		}
-		if (*pte && !is_zero_pfn(pte_pfn(*pte)))
-			atomic_long_inc(&mm->rss);
+		atomic_long_inc(&mm->rss);
 	}
 	pte_unlock(mm);
 	if (copy)
@@ -297,7 +308,8 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte
 		}
 		if (folio_mapped_by_us_only(folio)) {
 			/* Ours alone: every PTE of the folio in this run becomes writable. */
-			unsigned long first = addr - ((page - folio_page(folio, 0)) << PAGE_SHIFT);
+			unsigned long first = (addr & PAGE_MASK) -
+					      ((page - folio_page(folio, 0)) << PAGE_SHIFT);
 			pte_t *p = pte - (page - folio_page(folio, 0));
 			int nr = 1;
 
@@ -354,8 +366,8 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma,
 		return ret;
 	}
 	pte = pte_lookup(mm->pgd, addr, false);	/* a peek: rechecked under the lock */
-	if (!pte || !pte_present(*pte))
-		return do_anonymous_page(mm, vma, addr);
+	if (!pte || !pte_present(*pte))		/* (a file page zapped meanwhile: fault again) */
+		return vma->vm_file ? 0 : do_anonymous_page(mm, vma, addr);
 	for (;;) {
 		pte_lock(mm);
 		pte = pte_lookup(mm->pgd, addr, false);
@@ -438,9 +450,13 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 			ret = file_fault(mm, vma, addr, write);
 			goto out;
 		}
-		if (write && (vma->vm_flags & VM_SHARED)) {
+		if (!write)
+			goto out;	/* present: nothing to do for a read */
+		if (vma->vm_flags & VM_SHARED) {
 			pte_lock(mm);
-			*p |= _PAGE_RW | _PAGE_DIRTY;		/* the page-cache page itself */
+			p = pte_lookup(mm->pgd, addr, false);
+			if (p && pte_present(*p))
+				*p |= _PAGE_RW | _PAGE_DIRTY;	/* the page-cache page itself */
 			pte_unlock(mm);
 			flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
 			goto out;

@@ -187,7 +187,9 @@ static int split_vma(struct vm_area_struct *v, unsigned long addr)
 		get_file(n->vm_file);
 		vma_link_file(n);
 	}
+	vma_rmap_lock(v);
 	v->vm_end = addr;
+	vma_rmap_unlock(v);
 	list_add(&n->vm_list, &v->vm_list);
 	v->vm_mm->map_count++;
 	vma_index_update(v->vm_mm);

@@ -165,6 +165,22 @@ void unlink_anon_vmas(struct vm_area_struct *vma)
 	vma->anon_vma = NULL;
 }
 
+void vma_rmap_lock(struct vm_area_struct *vma)
+{
+	if (vma->vm_file)
+		down_write(&vma->vm_file->f_mapping->i_mmap_rwsem);
+	if (vma->anon_vma)
+		anon_vma_lock_write(vma->anon_vma);
+}
+
+void vma_rmap_unlock(struct vm_area_struct *vma)
+{
+	if (vma->anon_vma)
+		anon_vma_unlock_write(vma->anon_vma);
+	if (vma->vm_file)
+		up_write(&vma->vm_file->f_mapping->i_mmap_rwsem);
+}
+
 /* ---- i_mmap ---- */
 
 void vma_link_file(struct vm_area_struct *vma)

@@ -61,6 +61,14 @@ int anon_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma);
 void unlink_anon_vmas(struct vm_area_struct *vma);
 void put_anon_vma(struct anon_vma *anon_vma);
 
+/*
+ * Around a change of a VMA's bounds or vm_pgoff (split_vma, expand_stack):
+ * rmap walkers, which hold only these locks, never see it half done.
+ * i_mmap_rwsem first, then the anon_vma root lock.
+ */
+void vma_rmap_lock(struct vm_area_struct *vma);
+void vma_rmap_unlock(struct vm_area_struct *vma);
+
 /* ---- the file side (i_mmap) ---- */
 
 void vma_link_file(struct vm_area_struct *vma);
