@@ -3,6 +3,7 @@
  * copy-on-write of one page, the PMD reused once the child is gone, and
  * pinned folios copied, never shared.
  */
+#include <quire/errno.h>
 #include <quire/mm_internal.h>
 #include <quire/rmap.h>
 #include "thp_test.h"
@@ -270,5 +271,62 @@ out:
 		atomic_dec(&fb->_pincount);
 		folio_put(fb);
 	}
+	thpt_end(t, &c);
+}
+
+/*
+ * folio_try_share_anon_rmap_{pte,pmd} (before an exclusive page is
+ * unmapped for a while, e.g. by migration): the page, or the whole
+ * PMD-mapped folio, stops being anon-exclusive; a folio that may be pinned
+ * refuses with -EBUSY and keeps every flag.
+ */
+void try_share_clears_exclusive_unless_pinned(struct ktest *t)
+{
+	const unsigned long a = AREA, b = AREA + SZ_2M;
+	struct thp_ctx c;
+	struct mm_struct *mm;
+	struct folio *fa, *fb;
+	struct page *pb;
+
+	thpt_begin(t, &c);
+	thp_set_order_mode(4, THP_ALWAYS);
+	mm = thpt_new_mm(&c);
+	CHECK(t, mm != NULL);
+	CHECK_EQ(t, thpt_map_anon(mm, a, SZ_2M + SZ_64K), a);
+	CHECK_EQ(t, fault(mm, a, true), 0);
+	CHECK_EQ(t, thpt_fault_range(mm, b, SZ_64K), 0);
+	CHECK(t, thpt_huge_pmd(mm, a) != NULL);
+	fa = thpt_folio_of(mm, a);
+	fb = thpt_folio_of(mm, b);
+	pb = thpt_page_of(mm, b + 3 * SZ_4K);
+	CHECK_EQ(t, count_exclusive(fa), HPAGE_PMD_NR);
+	CHECK_EQ(t, count_exclusive(fb), 16);
+	/*
+	 * The caller of try_share has the entry out of the way; read-only does
+	 * here (a writable PTE of a shared page is what mm_verify reports).
+	 */
+	CHECK_EQ(t, thpt_protect(mm, a, SZ_2M + SZ_64K, PROT_READ), 0);
+
+	/* Maybe pinned: refused, nothing changes. */
+	atomic_inc(&fb->_pincount);
+	KEXPECT_EQ(t, folio_try_share_anon_rmap_pte(fb, pb), -EBUSY);
+	KEXPECT_EQ(t, count_exclusive(fb), 16);
+	atomic_dec(&fb->_pincount);
+	atomic_inc(&fa->_pincount);
+	KEXPECT_EQ(t, folio_try_share_anon_rmap_pmd(fa, folio_page(fa, 0)), -EBUSY);
+	KEXPECT_EQ(t, count_exclusive(fa), HPAGE_PMD_NR);
+	atomic_dec(&fa->_pincount);
+
+	/* Not pinned: exactly that page, or the whole PMD-mapped folio. */
+	KEXPECT_EQ(t, folio_try_share_anon_rmap_pte(fb, pb), 0);
+	KEXPECT_FALSE(t, PageAnonExclusive(pb));
+	KEXPECT_EQ(t, count_exclusive(fb), 15);
+	KEXPECT_EQ(t, folio_try_share_anon_rmap_pmd(fa, folio_page(fa, 0)), 0);
+	KEXPECT_EQ(t, count_exclusive(fa), 0);
+	/* The mapcounts are untouched: only the exclusive flags moved. */
+	KEXPECT_EQ(t, folio_mapcount(fa), 1);
+	KEXPECT_EQ(t, folio_mapcount(fb), 16);
+	KEXPECT_EQ(t, mm_verify(), 0);
+out:
 	thpt_end(t, &c);
 }

@@ -155,6 +155,7 @@ void fork_shares_pmd_and_cow_copies_one_page(struct ktest *t);
 void pmd_reused_after_the_child_exits(struct ktest *t);
 void fork_shares_mthp_and_cow_copies_one_page(struct ktest *t);
 void fork_copies_pinned_folios(struct ktest *t);
+void try_share_clears_exclusive_unless_pinned(struct ktest *t);
 void partial_munmap_queues_a_deferred_split(struct ktest *t);
 void deferred_split_keeps_what_it_cannot_split(struct ktest *t);
 void split_folio_to_each_order(struct ktest *t);
