@@ -31,8 +31,6 @@
 #include <asm/irq.h>
 #include <quire/time.h>
 
-#define MAX_SELECTED 64
-
 extern const struct ktest_suite __start_ktest_suites[], __stop_ktest_suites[];
 
 static struct ktest *current_test;
@@ -226,46 +224,95 @@ static const struct ktest_suite *find_suite(const char *name, size_t len)
 	return NULL;
 }
 
-int ktest_run(const char *spec)
+/*
+ * ktest.exclude=a,b: suites not to run, even when named. The runner knows
+ * which suites a job should produce (from ktest= and tests/kernel/), so an
+ * excluded suite is reported there as one that vanished: its self-test
+ * uses this to prove that a suite that stops running is a failure.
+ */
+static char ktest_exclude[256];
+CMDLINE_STRING("ktest.exclude", ktest_exclude,
+	       "suites not to run (the runner then reports them as missing)");
+
+/* The next name of a comma-separated list: *p advances past it. */
+static bool next_name(const char **p, const char **name, size_t *len)
 {
-	/* NULL entries stand for names that matched no suite. */
-	const struct ktest_suite *selected[MAX_SELECTED];
-	const char *missing[MAX_SELECTED];
-	size_t missing_len[MAX_SELECTED];
-	int nsel = 0, failed = 0;
-	size_t n;
-	const struct ktest_suite *all = ktest_suites(&n);
+	while (**p == ',')
+		(*p)++;
+	if (!**p)
+		return false;
+	*name = *p;
+	while (**p && **p != ',')
+		(*p)++;
+	*len = (size_t)(*p - *name);
+	return true;
+}
+
+static bool in_list(const char *list, const char *name)
+{
+	const char *w;
+	size_t len;
+
+	while (next_name(&list, &w, &len))
+		if (strlen(name) == len && !strncmp(name, w, len))
+			return true;
+	return false;
+}
+
+/*
+ * Calls fn for each suite the spec selects, in order, numbering them from
+ * 1; a name that matches no suite is passed with s == NULL. Returns the sum
+ * of fn's results, or the count of selected suites when fn is NULL.
+ */
+static int for_each_selected(const char *spec,
+			     int (*fn)(const struct ktest_suite *s, const char *name,
+				       size_t len, int number))
+{
+	size_t n, len;
+	const struct ktest_suite *all = ktest_suites(&n), *s;
+	const char *p = spec, *name;
+	int number = 0, sum = 0;
 
 	if (!strcmp(spec, "all")) {
-		for (size_t i = 0; i < n && nsel < MAX_SELECTED; i++)
-			if (!all[i].explicit_only)
-				selected[nsel++] = &all[i];
-	} else {
-		for (const char *p = spec; *p && nsel < MAX_SELECTED;) {
-			const char *comma = strchr(p, ',');
-			size_t len = comma ? (size_t)(comma - p) : strlen(p);
-
-			if (len) {
-				selected[nsel] = find_suite(p, len);
-				missing[nsel] = p;
-				missing_len[nsel] = len;
-				nsel++;
-			}
-			p += len + (comma ? 1 : 0);
+		for (size_t i = 0; i < n; i++) {
+			s = &all[i];
+			if (s->explicit_only || in_list(ktest_exclude, s->name))
+				continue;
+			number++;
+			sum += fn ? fn(s, s->name, strlen(s->name), number) : 1;
 		}
+		return sum;
 	}
+	while (next_name(&p, &name, &len)) {
+		s = find_suite(name, len);
+		if (s && in_list(ktest_exclude, s->name))
+			continue;
+		number++;
+		sum += fn ? fn(s, name, len, number) : 1;
+	}
+	return sum;
+}
+
+/* Runs one selected suite; returns its failed-case count. */
+static int run_selected(const struct ktest_suite *s, const char *name, size_t len, int number)
+{
+	if (s)
+		return run_suite(s, number);
+	ktap("# ktest: no suite named '%.*s'\n", (int)len, name);
+	ktap("not ok %d %.*s # no such suite\n", number, (int)len, name);
+	return 1;
+}
+
+int ktest_run(const char *spec)
+{
+	int nsel = for_each_selected(spec, NULL);
 
 	ktap("KTAP version 1\n");
 	ktap("1..%d\n", nsel);
-	for (int i = 0; i < nsel; i++) {
-		if (!selected[i]) {
-			ktap("# ktest: no suite named '%.*s'\n", (int)missing_len[i], missing[i]);
-			ktap("not ok %d %.*s # no such suite\n", i + 1,
-			     (int)missing_len[i], missing[i]);
-			failed++;
-			continue;
-		}
-		failed += run_suite(selected[i], i + 1);
+	if (!nsel) {
+		/* Running nothing is not a pass: the runner fails an empty plan too. */
+		ktap("# ktest: no suite selected by ktest=%s\n", spec);
+		return 1;
 	}
-	return failed;
+	return for_each_selected(spec, run_selected);
 }

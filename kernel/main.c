@@ -92,7 +92,8 @@ static int split_args(char *s, const char *argv[], int max)
 /*
  * Start the first process from the initrd and wait for it. When it ends
  * (an init that powers off never does), the machine powers off with its
- * exit status: 0 is success; a program killed by a signal is a failure.
+ * exit status, or 128 + the signal that killed it (quire/power.h says how
+ * a status of 128 or more reaches the host).
  */
 static __noreturn void run_init(void)
 {
@@ -125,11 +126,13 @@ static __noreturn void run_init(void)
 		machine_power_off(QUIRE_EXIT_FAILURE);
 	}
 	if (WIFSIGNALED(status)) {
-		pr_err("init: %s was killed by signal %d\n", argv[0], WTERMSIG(status));
-		machine_power_off(QUIRE_EXIT_FAILURE);
+		/* As a shell reports it: 128 + the signal. */
+		pr_err("init: %s was killed by signal %d; powering off with status %d\n",
+		       argv[0], WTERMSIG(status), 128 + WTERMSIG(status));
+		machine_power_off(128 + WTERMSIG(status));
 	}
 	pr_info("init: %s exited with status %d; powering off\n", argv[0], WEXITSTATUS(status));
-	machine_power_off((enum quire_exit_status)WEXITSTATUS(status));
+	machine_power_off(WEXITSTATUS(status));
 }
 
 void start_kernel(void)

@@ -248,14 +248,20 @@ static long sys_reboot(u64 magic1, u64 magic2, u64 cmd, u64 arg, u64 a4, u64 a5)
 		return -EINVAL;
 	/*
 	 * Quire's extension: the fourth argument, when it is a status from 0
-	 * to 127, becomes the guest's exit status (init passes its child's),
-	 * so a script learns how the program ended.
+	 * to 255, becomes the guest's exit status (init passes its child's,
+	 * 128 + the signal for one that was killed), so a script learns how
+	 * the program ended. Linux ignores it for POWER_OFF, and libc's
+	 * reboot() leaves garbage there: a value above 255 is no status, and
+	 * powers off with 0, as Linux would.
 	 */
-	if (arg > 127)
+	if (arg > QUIRE_EXIT_STATUS_MAX) {
+		pr_info("power off requested by pid %d without a status (argument %#llx)\n",
+			current->tid, (unsigned long long)arg);
 		arg = 0;
+	}
 	pr_info("power off requested by pid %d (status %llu)\n", current->tid,
 		(unsigned long long)arg);
-	machine_power_off((enum quire_exit_status)arg);
+	machine_power_off((int)arg);
 }
 
 #define SIG_BLOCK	0

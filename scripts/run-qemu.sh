@@ -27,21 +27,24 @@
 # A SIGTERM, SIGHUP or SIGINT sent to this script is passed on to QEMU.
 #
 # Exit status:
-#   The guest reports status s by writing it to I/O port 0xf4
-#   (isa-debug-exit); QEMU then exits with (s << 1) | 1, and this script
-#   exits with s:
+#   The guest reports status s (0..255) in two ways (include/quire/power.h):
+#   it writes "exit-status s" to I/O port 0xe9 (isa-debugcon, into a file
+#   here), then writes s, or 127 when s >= 128, to port 0xf4
+#   (isa-debug-exit), where QEMU exits with (v << 1) | 1. This script exits
+#   with s:
 #     0    guest: success
 #     1    guest: tests failed
 #     2    guest: kernel panic
-#     (other s < 128 are passed through as they are)
+#     (any other s from 0 to 255 is passed through as it is: init passes
+#     its program's exit status, or 128 + the signal that killed it)
 #     3    the guest ended without reporting a status: triple fault or reset
 #          (-no-reboot turns a reset into a QEMU exit with status 0), or the
 #          user quit QEMU
 #     4    QEMU or this script failed (bad arguments, missing file, QEMU error)
 #     124  TIMEOUT expired; QEMU was killed
 #     129, 130, 143  this script got SIGHUP, SIGINT, SIGTERM (QEMU was stopped)
-#   Guest statuses 3 and 4 cannot be told from the script's own 3 and 4, and
-#   the exit status has 8 bits, so a guest should stick to 0, 1 and 2.
+#   Guest statuses 3, 4, 124, 129, 130 and 143 cannot be told from the
+#   script's own; the runner reads the log to tell them apart.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -178,6 +181,8 @@ esac
 command -v "$QEMU" >/dev/null 2>&1 || die "$QEMU not found (install package qemu-system-x86; see scripts/deps.sh)"
 
 # --- command line ---------------------------------------------------------------
+statusfile=$(mktemp "${TMPDIR:-/tmp}/run-qemu-status.XXXXXX")
+tmpfiles+=("$statusfile")
 # shellcheck disable=SC2054 # the commas belong to QEMU's option syntax
 cmd=(
     "$QEMU"
@@ -187,6 +192,9 @@ cmd=(
     -display none -serial mon:stdio -monitor none
     -no-reboot
     -device isa-debug-exit,iobase=0xf4,iosize=0x04
+    # The whole exit status (0..255) comes through here first.
+    -chardev "file,id=quire-status,path=$statusfile"
+    -device isa-debugcon,iobase=0xe9,chardev=quire-status
     "${boot_args[@]}"
 )
 [ "$GDB" != 1 ] || cmd+=(-s -S)
@@ -292,7 +300,13 @@ if [ $status -eq 1 ] && qemu_error; then
     exit 4
 fi
 if [ $((status & 1)) -eq 1 ] && [ $status -lt 256 ]; then
-    exit $((status >> 1))
+    guest=$((status >> 1))
+    # 127 may stand for a status of 128 or more: the status port has it.
+    full=$(sed -n 's/^exit-status \([0-9]\{1,3\}\)$/\1/p' "$statusfile" | tail -n 1)
+    if [ "$guest" -eq 127 ] && [ -n "$full" ] && [ "$full" -ge 128 ] && [ "$full" -le 255 ]; then
+        guest=$full
+    fi
+    exit "$guest"
 fi
 echo "run-qemu: qemu failed (status $status)" >&2
 exit 4

@@ -59,7 +59,16 @@ static void syscalls_and_errors(struct ktest *t)
 	int status = run_usertest("basic");
 
 	KEXPECT_TRUE(t, WIFEXITED(status));
-	KEXPECT_EQ(t, WEXITSTATUS(status), 0);	/* the program's failed checks */
+	KEXPECT_EQ(t, WEXITSTATUS(status), 0);	/* 1: a check failed (it says which) */
+}
+
+/* The checks' summary is 0 or 1, so a multiple of 256 failures cannot wrap to 0. */
+static void many_failed_checks_are_not_a_pass(struct ktest *t)
+{
+	int status = run_usertest("fail-256");
+
+	KEXPECT_TRUE(t, WIFEXITED(status));
+	KEXPECT_EQ(t, WEXITSTATUS(status), 1);
 }
 
 static void exit_status_reaches_the_parent(struct ktest *t)
@@ -226,6 +235,7 @@ static void munmap_frees_page_tables(struct ktest *t)
 KTEST_SUITE(user,
 	    KTEST_CASE(munmap_frees_page_tables),
 	    KTEST_CASE(syscalls_and_errors),
+	    KTEST_CASE(many_failed_checks_are_not_a_pass),
 	    KTEST_CASE(exit_status_reaches_the_parent),
 	    KTEST_CASE(bad_accesses_kill_with_sigsegv),
 	    KTEST_CASE(malformed_elf_is_enoexec),

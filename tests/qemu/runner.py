@@ -15,7 +15,9 @@ Plan file: one job per line, '#' starts a comment, values may be quoted:
         kernel= is given: another build of the kernel, e.g. the clang one);
         the guest serial console is its stdout. Its exit
         status: 0 success, 1 test failures, 2 kernel panic, 3 no status
-        reported (triple fault/reset), 4 qemu/tool error, 124 timeout.
+        reported (triple fault/reset), 4 qemu/tool error, 124 timeout;
+        any other is the first program's own (128 + N: killed by signal
+        N), and a failure.
         check=topology: after the boot, compare the kernel's "numa: node"
         summary in the log with the topology's QEMU options
         (tests/qemu/topology_check.py); this adds one test result to the
@@ -25,10 +27,24 @@ Plan file: one job per line, '#' starts a comment, values may be quoted:
         like run-qemu.sh: KTAP on stdout, exit status in its convention. Used
         by the runner's own tests; everything after " -- " is the command,
         verbatim (no comment stripping).
-    Any job may add expect=panic|timeout|fail|fault: a self-test of the
-    harness, which passes (1 passed) only when the job ended exactly that way
-    with the evidence in its log, and otherwise fails (1 failed).
+    Any job may add expect=panic|timeout|fail|fault|crash|killed|status|empty:
+    a self-test of the harness, which passes (1 passed) only when the job
+    ended exactly that way with the evidence in its log, and otherwise fails
+    (1 failed).
+    Any job may add suites=a,b (top-level KTAP suites it must report; for a
+    qemu job with cmdline ktest=..., the suites that ktest= selects are
+    expected anyway: for ktest=all, every KTEST_SUITE in tests/kernel/) and
+    min_cases=N (at least N test cases reported). A suite that did not run,
+    or fewer cases, is a failure: a test that silently stops running cannot
+    pass.
 timeout= defaults to 60 s. Each job's output goes to <log-dir>/<name>.log.
+
+Whole-plan check (run before the jobs when no --only is given, and alone
+with --check-plan, which prints it as KTAP): every tests/host/test_*.c has a
+host job running build/tests/host/test_*, and every ring-3 test program
+user/tests/*.c is started by some job's cmdline.
+
+A job whose KTAP reports no test at all (plan 1..0, or no results) fails.
 
 Output: per job, one line per top-level KTAP suite ("PASS  job: suite (3/3)",
 "FAIL  job: suite (2/3; not ok: case)", "SKIP  ..."), a line for an abnormal
@@ -38,6 +54,7 @@ Exit status: 0 nothing failed, 1 something failed, 2 bad usage or plan,
 130 interrupted.
 """
 import argparse
+import functools
 import os
 import re
 import shlex
@@ -58,10 +75,11 @@ DEFAULT_TIMEOUT = 60.0
 # building a per-run ISO, and gives QEMU 5 s after SIGTERM; we only step in
 # (killing its whole process group) if it overruns by more than this.
 QEMU_GRACE = 30.0
-EXPECTS = ('panic', 'timeout', 'fail', 'fault')
+EXPECTS = ('panic', 'timeout', 'fail', 'fault', 'crash', 'killed', 'status', 'empty')
 CHECKS = ('topology',)
-KEYS = {'host': {'timeout', 'expect'}, 'cmd': {'timeout', 'expect'},
-        'qemu': {'firmware', 'topology', 'cmdline', 'kernel', 'initrd', 'timeout', 'expect', 'check'}}
+COMMON_KEYS = {'timeout', 'expect', 'suites', 'min_cases'}
+KEYS = {'host': COMMON_KEYS, 'cmd': COMMON_KEYS,
+        'qemu': COMMON_KEYS | {'firmware', 'topology', 'cmdline', 'kernel', 'initrd', 'check'}}
 PANIC_MARK = 'Kernel panic - not syncing'
 TRACE_MARK = 'Call Trace:'
 MAX_DIAG = 40      # diagnostic lines kept per test case
@@ -83,12 +101,13 @@ class Job:
     expect: str = ''
 
     def describe(self):
+        opts = ' '.join(f'{k}="{v}"' if k == 'cmdline' and '"' not in v else f'{k}={shlex.quote(v)}'
+                        for k, v in self.opts.items())
         if self.kind == 'host':
-            return f'host {self.target}'
+            return f'host {self.target}' + (f' {opts}' if opts else '')
         if self.kind == 'cmd':
-            return f'cmd -- {self.target}'
-        return 'qemu ' + ' '.join(f'{k}="{v}"' if k == 'cmdline' else f'{k}={shlex.quote(v)}'
-                                  for k, v in self.opts.items())
+            return 'cmd ' + (f'{opts} ' if opts else '') + f'-- {self.target}'
+        return f'qemu {opts}'
 
 
 def parse_plan(text, origin='plan'):
@@ -143,6 +162,8 @@ def parse_plan(text, origin='plan'):
         job.expect = job.opts.get('expect', '')
         if job.expect and job.expect not in EXPECTS:
             raise PlanError(f'{where}: expect must be one of {", ".join(EXPECTS)}')
+        if 'min_cases' in job.opts and not re.fullmatch(r'\d+', job.opts['min_cases']):
+            raise PlanError(f'{where}: min_cases must be a whole number')
         if 'check' in job.opts:
             if job.opts['check'] not in CHECKS:
                 raise PlanError(f'{where}: check must be one of {", ".join(CHECKS)}')
@@ -412,6 +433,85 @@ def summarize(root, died):
     return groups
 
 
+# ------------------------------------------------- what a job must report --
+SUITE_DEF_RE = re.compile(r'^\s*KTEST_SUITE(_EXPLICIT)?\(\s*(\w+)', re.M)
+KTEST_ARG_RE = re.compile(r'(?:^|\s)ktest=(\S*)')
+
+
+@functools.lru_cache(maxsize=None)
+def registered_suites(root=ROOT):
+    """{suite name: explicit_only} for every KTEST_SUITE in tests/kernel/*.c."""
+    found = {}
+    for path in sorted(Path(root, 'tests/kernel').glob('*.c')):
+        for m in SUITE_DEF_RE.finditer(path.read_text(errors='replace')):
+            found[m.group(2)] = bool(m.group(1))
+    return found
+
+
+def expected_suites(job):
+    """Top-level suites the job must report: suites=, else what ktest= selects."""
+    if 'suites' in job.opts:
+        return [n for n in job.opts['suites'].split(',') if n]
+    m = KTEST_ARG_RE.search(job.opts.get('cmdline', '')) if job.kind == 'qemu' else None
+    if not m:
+        return []
+    if m.group(1) == 'all':
+        return [n for n, explicit in registered_suites().items() if not explicit]
+    return [n for n in m.group(1).split(',') if n]
+
+
+def missing_suites(root, expected, died):
+    """A failure for each expected suite that the KTAP output never started."""
+    seen = {c.name for c in root.children} if root else set()
+    t = Tally()
+    for name in expected:
+        if name not in seen:
+            t.fail([name], f'expected suite did not run ({died} or it vanished)', explicit=True)
+    return t
+
+
+def plan_coverage(jobs, root=ROOT):
+    """[(source, why-not or '')]: each test source and whether a job runs it.
+    Host tests: tests/host/test_X.c needs a host job running
+    build/tests/host/test_X. Ring-3 programs: user/tests/X.c needs a job
+    whose cmdline starts /tests/X."""
+    host_targets = {j.target for j in jobs if j.kind == 'host'}
+    cmdlines = ' '.join(j.opts.get('cmdline', '') for j in jobs)
+    out = []
+    for src in sorted(Path(root, 'tests/host').glob('test_*.c')):
+        want = f'build/tests/host/{src.stem}'
+        out.append((f'tests/host/{src.name}',
+                    '' if want in host_targets else f'no host job runs {want}'))
+    for src in sorted(Path(root, 'user/tests').glob('*.c')):
+        found = re.search(rf'/tests/{re.escape(src.stem)}(\s|"|$)', cmdlines)
+        out.append((f'user/tests/{src.name}',
+                    '' if found else f'no job starts /tests/{src.stem}'))
+    return out
+
+
+def plan_check_outcome(jobs, root=ROOT):
+    """The whole-plan check as an Outcome (one result per test source)."""
+    rows = plan_coverage(jobs, root)
+    if not rows:
+        return Outcome('pass')
+    missing = [(src, why) for src, why in rows if why]
+    out = Outcome('fail' if missing else 'pass', len(rows) - len(missing), len(missing))
+    word = 'FAIL' if missing else 'PASS'
+    out.report.append(f'{word}  plan: every test source has a job ({len(rows) - len(missing)}/{len(rows)})')
+    out.report += [f'    not ok {src}: {why}' for src, why in missing]
+    return out
+
+
+def print_plan_check_ktap(jobs, root=ROOT):
+    """--check-plan: the whole-plan check as KTAP; returns the exit status."""
+    rows = plan_coverage(jobs, root)
+    print('KTAP version 1')
+    print(f'1..{len(rows)}')
+    for n, (src, why) in enumerate(rows, 1):
+        print(f'ok {n} {src}' if not why else f'# {src}: {why}\nnot ok {n} {src}')
+    return 1 if any(why for _, why in rows) else 0
+
+
 # -------------------------------------------------------- classification --
 def panic_excerpt(lines):
     """From 'Kernel panic' through the end of its Call Trace (<= 30 lines)."""
@@ -438,7 +538,10 @@ def tail(lines, n=TAIL):
 DESCRIBE = {'pass': 'all tests passed', 'fail': 'test failures',
             'fault': 'test failures with a Call Trace', 'panic': 'a kernel panic',
             'timeout': 'a timeout', 'noreport': 'no status reported (exit 3)',
-            'error': 'a qemu/tool error', 'crash': 'a crash', 'noktap': 'no KTAP output'}
+            'error': 'a qemu/tool error', 'crash': 'a crash', 'noktap': 'no KTAP output',
+            'killed': 'a program killed by a signal', 'status': 'an unexpected exit status',
+            'empty': 'no test run'}
+KILLED_MARK = re.compile(r'killed by signal (\d+)')
 
 
 @dataclass
@@ -461,10 +564,15 @@ def evaluate(job, rc, timed_out, text, log_path='', error='', checks=()):
     has_panic = any(PANIC_MARK in l for l in lines)
     has_trace = any(TRACE_MARK in l for l in lines)
     groups = summarize(root, died) if root else []
+    reported = sum(t.total for _, t in groups)
+    vanished = missing_suites(root, expected_suites(job), died)
+    if vanished.total:
+        groups.append(('expected suites', vanished))
     ktap = Tally()
     for _, t in groups:
         ktap.add(t)
     explicit = sum(f.explicit for f in ktap.failures)
+    killed = next((m for l in lines for m in [KILLED_MARK.search(l)] if m), None)
 
     # How did the job end? A problem is an abnormal end: it always costs at
     # least one failure, so a crash can never look like a pass.
@@ -482,20 +590,28 @@ def evaluate(job, rc, timed_out, text, log_path='', error='', checks=()):
         evidence = tail(lines)
     elif rc < 0:
         cls, problem, evidence = 'crash', f'killed by signal {-rc}', tail(lines)
-    elif guest and rc not in (0, 1):
-        cls = 'error'
-        problem = f'qemu/tool error (exit {rc})' if rc == 4 else f'unexpected exit status {rc}'
+    elif guest and rc == 4:
+        cls, problem, evidence = 'error', f'qemu/tool error (exit {rc})', tail(lines)
+    elif rc > 128 and killed and int(killed.group(1)) == rc - 128:
+        cls, problem = 'killed', f'a program was killed by signal {rc - 128} (exit {rc})'
         evidence = tail(lines)
+    elif rc not in (0, 1):
+        cls, problem, evidence = 'status', f'unexpected exit status {rc}', tail(lines)
     elif root is None:
         cls, problem, evidence = 'noktap', f'no KTAP output (exit {rc})', tail(lines)
-    elif ktap.total == 0 and root.plan != 0:
+    elif reported == 0 and root.plan == 0:
+        cls, problem, evidence = 'empty', f'no test ran: the KTAP plan is 1..0 (exit {rc})', tail(lines)
+    elif reported == 0:
         cls, problem, evidence = 'noktap', f'KTAP output has no test results (exit {rc})', tail(lines)
     else:
         failing = ktap.failed > 0 or rc != 0
         cls = ('fault' if has_trace else 'fail') if failing else 'pass'
-        if (ktap.failed > 0) != (rc != 0):
+        if (ktap.failed - vanished.failed > 0) != (rc != 0):
             disagree = (f'exit status {rc} disagrees with KTAP '
                         f'({"all ok" if not ktap.failed else f"{ktap.failed} failed"})')
+    min_cases = int(job.opts.get('min_cases', 0))
+    too_few = (f'{reported} test cases reported, the plan expects at least {min_cases}'
+               if reported < min_cases and not problem else '')
 
     out = Outcome(cls, ktap.passed, ktap.failed, ktap.skipped)
     for label, t in groups:
@@ -505,6 +621,9 @@ def evaluate(job, rc, timed_out, text, log_path='', error='', checks=()):
         out.failed += ktap.failed == 0
     if disagree:
         out.report.append(f'FAIL  {job.name}: {disagree}')
+        out.failed += 1
+    if too_few:
+        out.report.append(f'FAIL  {job.name}: {too_few}')
         out.failed += 1
     for name, mismatches in checks:
         if mismatches:
@@ -529,14 +648,16 @@ def evaluate(job, rc, timed_out, text, log_path='', error='', checks=()):
                 out.report += ['        ' + l for l in mismatches[:MAX_DIAG]]
 
     if job.expect:   # self-test: only the exact expected ending, with evidence, passes
-        ok, why = check_expect(job, cls, has_panic, has_trace, explicit, disagree)
+        ok, why = check_expect(job, cls, has_panic, has_trace, explicit, disagree, problem)
+        if ok and not out.failed:   # the ending must also have counted as a failure
+            ok, why = False, f'{why}, but it was not counted as a failure'
         details = ['    ' + l for l in out.report] if not ok else []
         out = Outcome(cls, int(ok), int(not ok), 0,
                       [f'{"PASS" if ok else "FAIL"}  {job.name}: expect={job.expect}: {why}'] + details)
     return out
 
 
-def check_expect(job, cls, has_panic, has_trace, explicit, disagree):
+def check_expect(job, cls, has_panic, has_trace, explicit, disagree, problem=''):
     got = f'got {DESCRIBE[cls]}'
     if job.expect == 'panic':
         if cls != 'panic':
@@ -548,6 +669,8 @@ def check_expect(job, cls, has_panic, has_trace, explicit, disagree):
         return True, 'kernel panic with Call Trace'
     if job.expect == 'timeout':
         return (cls == 'timeout'), (f'killed after {job.timeout:g} s' if cls == 'timeout' else got)
+    if job.expect in ('crash', 'killed', 'status', 'empty'):
+        return cls == job.expect, (problem if cls == job.expect else got)
     if cls not in ('fail', 'fault') or (job.expect == 'fault' and cls != 'fault'):
         return False, got
     if not explicit:
@@ -702,6 +825,10 @@ def main(argv=None):
     ap.add_argument('--only', action='append', default=[], metavar='NAME[,NAME]',
                     help='run only these jobs (repeatable)')
     ap.add_argument('--list', action='store_true', help='list the jobs and exit')
+    ap.add_argument('--sources', default=str(ROOT), metavar='DIR',
+                    help='tree whose tests/host and user/tests the plan must cover')
+    ap.add_argument('--check-plan', action='store_true',
+                    help='only check that every test source has a job (KTAP); exit 1 if not')
     ap.add_argument('--jobs', '-j', type=int, default=1, metavar='J', help='jobs in parallel')
     ap.add_argument('-v', '--verbose', action='store_true', help='echo job output live')
     ap.add_argument('--log-dir', default=str(ROOT / 'build/test-logs'), help='where logs go')
@@ -715,6 +842,8 @@ def main(argv=None):
     except (OSError, PlanError) as e:
         print(f'runner: {e}', file=sys.stderr)
         return 2
+    if args.check_plan:
+        return print_plan_check_ktap(jobs, args.sources)
     if args.only:
         wanted = [n for part in args.only for n in part.split(',') if n]
         unknown = sorted(set(wanted) - {j.name for j in jobs})
@@ -733,6 +862,11 @@ def main(argv=None):
 
     Path(args.log_dir).mkdir(parents=True, exist_ok=True)
     total = Outcome('')
+    if not args.only:
+        coverage = plan_check_outcome(jobs, args.sources)
+        if coverage.report:
+            print('\n'.join(coverage.report), flush=True)
+        total.passed, total.failed = coverage.passed, coverage.failed
     pool = ThreadPoolExecutor(max_workers=args.jobs)
     try:
         # Results print in plan order, each as soon as it and those before it are done.

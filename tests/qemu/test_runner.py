@@ -361,7 +361,7 @@ class EvaluateTest(unittest.TestCase):
 
     def test_abnormal_ends(self):
         for rc, cls, words in ((3, 'noreport', 'without reporting'), (4, 'error', 'qemu/tool error'),
-                               (7, 'error', 'unexpected exit status 7')):
+                               (7, 'status', 'unexpected exit status 7')):
             o = runner.evaluate(QEMU, rc, False, ALL_PASS)
             self.assertEqual((o.cls, o.failed), (cls, 1))
             self.assertIn(words, '\n'.join(o.report))
@@ -387,13 +387,85 @@ class EvaluateTest(unittest.TestCase):
         o = runner.evaluate(HOST, 0, False, flat)
         self.assertEqual(o.report, ['PASS  host-lib (2/3; 1 skipped)'])
         o = runner.evaluate(HOST, 2, False, flat)
+        self.assertEqual((o.cls, o.failed), ('status', 1))
+        self.assertIn('FAIL  host-lib: unexpected exit status 2', o.report)
+        o = runner.evaluate(HOST, 1, False, flat)
         self.assertEqual(o.failed, 1)
-        self.assertIn('FAIL  host-lib: exit status 2 disagrees with KTAP (all ok)', o.report)
+        self.assertIn('FAIL  host-lib: exit status 1 disagrees with KTAP (all ok)', o.report)
         o = runner.evaluate(HOST, -11, False, 'KTAP version 1\n1..3\nok 1 a\n')
         self.assertEqual((o.cls, o.passed, o.failed), ('crash', 1, 2))
         self.assertIn('missing: output ended after case 1 (a)', '\n'.join(o.report))
         o = runner.evaluate(HOST, None, False, '', error='test_lib: No such file')
         self.assertEqual((o.cls, o.failed), ('error', 1))
+
+
+class HolesTest(unittest.TestCase):
+    """Each way a failure once passed now fails (docs/testing.md)."""
+
+    def job(self, **opts):
+        return runner.Job('vm', 'qemu', dict({'firmware': 'direct', 'topology': 'numa3'}, **opts))
+
+    def test_killed_program_fails(self):
+        text = 'KTAP version 1\n1..1\nok 1 a\ninit: /tests/x killed by signal 11 (Segmentation fault)\n'
+        o = runner.evaluate(self.job(), 139, False, text)
+        self.assertEqual((o.cls, o.failed), ('killed', 1))
+        self.assertIn('FAIL  vm: a program was killed by signal 11 (exit 139)', o.report)
+
+    def test_high_status_fails(self):
+        for rc in (128, 200, 255):
+            o = runner.evaluate(self.job(), rc, False, ALL_PASS)
+            self.assertEqual((o.cls, o.failed), ('status', 1))
+            self.assertIn(f'FAIL  vm: unexpected exit status {rc}', o.report)
+
+    def test_empty_plan_fails(self):
+        o = runner.evaluate(self.job(), 0, False, 'KTAP version 1\n1..0\n')
+        self.assertEqual((o.cls, o.passed, o.failed), ('empty', 0, 1))
+        o = runner.evaluate(self.job(), 1, False, 'KTAP version 1\n1..0\n# ktest: no suite selected\n')
+        self.assertEqual((o.cls, o.failed), ('empty', 1))
+
+    def test_vanished_suite_fails(self):
+        o = runner.evaluate(self.job(cmdline='ktest=boot,traps,numa'), 0, False, ALL_PASS)
+        self.assertEqual((o.cls, o.passed, o.failed), ('fail', 5, 1))
+        self.assertIn('not ok numa: expected suite did not run', '\n'.join(o.report))
+        o = runner.evaluate(self.job(cmdline='ktest=boot', suites='boot,traps'), 0, False, ALL_PASS)
+        self.assertEqual(o.failed, 0)
+
+    def test_ktest_all_expects_every_registered_suite(self):
+        suites = runner.expected_suites(self.job(cmdline='x ktest=all'))
+        self.assertIn('boot', suites)
+        self.assertNotIn('selftest_panic', suites)      # KTEST_SUITE_EXPLICIT
+        o = runner.evaluate(self.job(cmdline='ktest=all'), 0, False, ALL_PASS)
+        self.assertEqual(o.failed, len(set(suites) - {'boot', 'traps'}))
+
+    def test_min_cases(self):
+        o = runner.evaluate(self.job(min_cases='6'), 0, False, ALL_PASS)
+        self.assertIn('FAIL  vm: 5 test cases reported, the plan expects at least 6', o.report)
+        self.assertEqual((o.passed, o.failed), (5, 1))
+        self.assertEqual(runner.evaluate(self.job(min_cases='5'), 0, False, ALL_PASS).failed, 0)
+
+    def test_expect_new_endings(self):
+        for expect, rc, text in (('crash', -11, ALL_PASS), ('status', 200, ALL_PASS),
+                                 ('empty', 0, 'KTAP version 1\n1..0\n'),
+                                 ('killed', 137, 'init: x killed by signal 9\n')):
+            job = runner.Job('self', 'qemu', {'firmware': 'direct', 'topology': 'numa3'}, expect=expect)
+            o = runner.evaluate(job, rc, False, text)
+            self.assertEqual((o.passed, o.failed), (1, 0), (expect, o.report))
+            o = runner.evaluate(job, 0, False, ALL_PASS)
+            self.assertEqual((o.passed, o.failed), (0, 1), expect)
+
+    def test_plan_coverage(self):
+        with tempfile.TemporaryDirectory() as d:
+            for f in ('tests/host/test_a.c', 'tests/host/test_b.c', 'user/tests/prog.c'):
+                Path(d, f).parent.mkdir(parents=True, exist_ok=True)
+                Path(d, f).write_text('')
+            jobs = runner.parse_plan('a host build/tests/host/test_a\n'
+                                     'p qemu firmware=direct topology=numa3 cmdline="init=/tests/prog"\n')
+            rows = dict(runner.plan_coverage(jobs, d))
+            self.assertEqual(rows['tests/host/test_a.c'], '')
+            self.assertEqual(rows['user/tests/prog.c'], '')
+            self.assertIn('no host job runs build/tests/host/test_b', rows['tests/host/test_b.c'])
+            o = runner.plan_check_outcome(jobs, d)
+            self.assertEqual((o.passed, o.failed), (2, 1))
 
 
 class CheckTest(unittest.TestCase):
@@ -522,7 +594,7 @@ class EndToEndTest(unittest.TestCase):
     def run_plan(self, plan, *opts):
         (self.dir / 'plan.txt').write_text(log(plan))
         p = subprocess.run([sys.executable, str(HERE / 'runner.py'), '--plan', str(self.dir / 'plan.txt'),
-                            '--log-dir', str(self.dir / 'logs'), *opts],
+                            '--log-dir', str(self.dir / 'logs'), '--sources', str(self.dir), *opts],
                            capture_output=True, text=True, timeout=120)
         return p.returncode, p.stdout, p.stderr
 
@@ -610,7 +682,7 @@ class EndToEndTest(unittest.TestCase):
             echo "not ok 1 env"; exit 1
             '''))
         rc, out, _ = self.run_plan('''
-            vm qemu firmware=bios topology=uma cmdline="ktest=all x=1" timeout=7
+            vm qemu firmware=bios topology=uma cmdline="ktest=all x=1" timeout=7 suites=env
             host host build/does/not/exist
             ''', '--run-qemu', str(fake), '-v')
         self.assertIn('# env bios|uma|ktest=all x=1|7', out)       # echoed live by -v

@@ -64,7 +64,7 @@ static inline void putnum(long v)
 
 static int failures;
 
-/* A failed check prints where and what; the exit status counts failures. */
+/* A failed check prints where and what, and counts (checks_status). */
 #define CHECK(cond)							\
 	do {								\
 		if (!(cond)) {						\
@@ -74,5 +74,20 @@ static int failures;
 			failures++;					\
 		}							\
 	} while (0)
+
+/*
+ * The exit status of a mode made of CHECKs: 0 when every check passed,
+ * else 1, with the count on a line of its own. Never the count itself: an
+ * exit status keeps 8 bits, so 256 failures would read as success.
+ */
+static inline int checks_status(void)
+{
+	if (!failures)
+		return 0;
+	puts_("    # user checks failed: ");
+	putnum(failures);
+	puts_("\n");
+	return 1;
+}
 
 #endif

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "ktap.h"
 
 #define THP "/sys/kernel/mm/transparent_hugepage"
 #define PM_PRESENT	(1ULL << 63)
@@ -27,28 +28,6 @@
 #define PM_PFN		((1ULL << 55) - 1)
 #define PAGE		4096UL
 #define PMD		(2UL << 20)
-
-static int failed, ncase, case_failed;
-
-/* A check inside a case: a failure prints where and what, and fails the case. */
-#define CHECK(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			printf("    # %s:%d: check failed: %s\n", __func__, __LINE__, #cond); \
-			case_failed = 1;				\
-		}							\
-	} while (0)
-
-static void report(const char *name, const char *skip)
-{
-	ncase++;
-	if (skip)
-		printf("    ok %d %s # SKIP %s\n", ncase, name, skip);
-	else
-		printf("    %sok %d %s\n", case_failed ? "not " : "", ncase, name);
-	failed |= case_failed;
-	case_failed = 0;
-}
 
 /* The whole file into buf (NUL-terminated): its length, or -errno. */
 static long slurp(const char *path, char *buf, size_t size)
@@ -116,7 +95,7 @@ static void thp_enabled(void)
 	slurp(THP "/enabled", buf, sizeof(buf));
 	CHECK(!strcmp(buf, "always [madvise] never\n"));
 	CHECK(put(THP "/enabled", saved) == (long)strlen(saved));
-	report("thp_enabled", NULL);
+	ktap_report("thp_enabled", NULL);
 }
 
 static void thp_size_enabled(void)
@@ -136,7 +115,7 @@ static void thp_size_enabled(void)
 	CHECK(!strcmp(buf, "always [inherit] madvise never\n"));
 	CHECK(put(THP "/hugepages-64kB/enabled", saved) == (long)strlen(saved));
 	CHECK(open_errno(THP "/hugepages-8kB/enabled", O_RDONLY) == ENOENT);
-	report("thp_size_enabled", NULL);
+	ktap_report("thp_size_enabled", NULL);
 }
 
 static void thp_stats(void)
@@ -155,7 +134,7 @@ static void thp_stats(void)
 			CHECK(end != buf && !strcmp(end, "\n"));
 			CHECK(open_errno(path, O_WRONLY) == EACCES);
 		}
-	report("thp_stats", NULL);
+	ktap_report("thp_stats", NULL);
 }
 
 /* The value of "name N" in /proc/vmstat, or -1. */
@@ -179,7 +158,7 @@ static void proc_vmstat(void)
 	CHECK(vmstat("nr_free_pages") > 0);
 	CHECK(vmstat("thp_fault") == -1);	/* whole names only */
 	CHECK(open_errno("/proc/vmstat", O_WRONLY) == EACCES);
-	report("proc_vmstat", NULL);
+	ktap_report("proc_vmstat", NULL);
 }
 
 static void listings_and_errors(void)
@@ -208,7 +187,7 @@ static void listings_and_errors(void)
 	CHECK(mkdir("/sys/kernel/new", 0755) == -1 && errno == EPERM);
 	CHECK(unlink("/proc/vmstat") == -1 && errno == EPERM);
 	CHECK(rmdir("/proc") == -1 && errno == EBUSY);
-	report("listings_and_errors", NULL);
+	ktap_report("listings_and_errors", NULL);
 }
 
 /*
@@ -266,7 +245,7 @@ static void pagemap(void)
 out:
 	if (fd >= 0)
 		close(fd);
-	report("pagemap", NULL);
+	ktap_report("pagemap", NULL);
 }
 
 /* The smaps block of the VMA starting at addr, into out: 1, or 0 when absent. */
@@ -336,7 +315,7 @@ static void smaps(void)
 	munmap(p, 16 * PAGE);
 	CHECK(!smaps_block(p, blk, sizeof(blk)));
 out:
-	report("smaps", NULL);
+	ktap_report("smaps", NULL);
 }
 
 /* madvise(MADV_HUGEPAGE) on a 2 MiB-aligned range: one PMD-mapped THP, if the kernel makes it. */
@@ -380,13 +359,12 @@ out:
 		close(fd);
 	if (raw != MAP_FAILED)
 		munmap(raw, 2 * PMD);
-	report("pmd_thp", skip);
+	ktap_report("pmd_thp", skip);
 }
 
 int main(void)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: procfs_user\n    1..8\n");
+	ktap_begin("procfs_user", 8);
 	thp_enabled();
 	thp_size_enabled();
 	thp_stats();
@@ -395,6 +373,5 @@ int main(void)
 	pagemap();
 	smaps();
 	pmd_thp();
-	printf("%sok 1 procfs_user\n", failed ? "not " : "");
-	return failed;
+	return ktap_finish();
 }
