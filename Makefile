@@ -275,7 +275,7 @@ $(BUILD)/bench/host/bench_%: tests/host/bench_%.c $(BENCH_HOST_LIB)
 # Host benchmarks, then the kernel's on QEMU (TCG, then -icount shift=0);
 # rows go to $(BUILD)/bench/results.csv, tables to the terminal.
 bench: $(KERNEL) $(HOST_BENCHES)
-	@scripts/deps.sh --for run
+	@scripts/deps.sh --for bench
 	$(Q)python3 scripts/bench.py --build $(BUILD) --kernel $(KERNEL) $(BENCH_ARGS) $(HOST_BENCHES)
 
 # ---- make fuzz: the random mm sequence for millions of steps (never part of make test) ----

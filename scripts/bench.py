@@ -19,6 +19,10 @@ columns = per-page, batched and their ratio for each metric.
 
   scripts/bench.py [--only host,qemu-tcg,qemu-icount] [--bench all] HOSTBIN...
   scripts/bench.py --show [--markdown]     tables from results.csv, no runs
+  scripts/bench.py --plot                  plots from results.csv, no runs
+
+After a run, it draws the plots of the whole results file into
+BUILD/bench/plots (scripts/bench_plot.py; --no-plot leaves them alone).
 """
 import argparse
 import csv
@@ -27,6 +31,9 @@ import re
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_plot  # noqa: E402
 
 HEADER = ['benchmark', 'case', 'folio_size', 'mode', 'metric', 'value', 'unit']
 ENVS = ['host', 'qemu-tcg', 'qemu-icount']
@@ -309,10 +316,14 @@ def main():
                     f'{", ".join(RMAP_METRICS)}]')
     ap.add_argument('--markdown', action='store_true', help='print the tables as Markdown')
     ap.add_argument('--show', action='store_true', help='print tables from the results file only')
+    ap.add_argument('--plot', action='store_true',
+                    help='draw the plots from the results file only (BUILD/bench/plots)')
+    ap.add_argument('--no-plot', action='store_true', help='no plots after a run')
     args = ap.parse_args()
     args.kernel = args.kernel or os.path.join(args.build, 'quire.elf')
     args.out = args.out or os.path.join(args.build, 'bench', 'results.csv')
     args.logdir = os.path.join(args.build, 'bench', 'logs')
+    plotdir = os.path.join(os.path.dirname(args.out), 'plots')
     metrics = [m for m in args.metrics.split(',') if m] if args.metrics else None
 
     if args.show:
@@ -321,6 +332,11 @@ def main():
             sys.exit(f'bench: no results in {args.out} (run make bench)')
         print_tables(rows, metrics, args.markdown)
         return 0
+    if args.plot:
+        rows = read_csv(args.out)
+        if not rows:
+            sys.exit(f'bench: no results in {args.out} (run make bench)')
+        return 1 if bench_plot.write_plots(rows, plotdir, metrics, bench_plot.kbench_names()) else 0
 
     envs = [e for e in args.only.split(',') if e]
     unknown = [e for e in envs if e not in ENVS]
@@ -358,6 +374,12 @@ def main():
         print(f'bench: {len(new_rows)} rows to {args.out}'
               + (f' (replacing {dropped} of earlier runs)' if dropped else ''))
         print_tables(new_rows, metrics, args.markdown)
+    if not args.no_plot and os.path.exists(args.out):
+        # The plots show the whole file, earlier runs' rows included.
+        print()
+        if bench_plot.write_plots(read_csv(args.out) or [], plotdir, metrics,
+                                  bench_plot.kbench_names()):
+            failed.append('plots')
     if failed:
         print(f'bench: failed: {", ".join(failed)}', file=sys.stderr)
         return 1

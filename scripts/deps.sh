@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# deps.sh [--for build|user|iso|run|test]: check that the host tools are there.
+# deps.sh [--for build|user|iso|run|test|bench]: check that the host tools are there.
 #
 #   build  gcc, make, ld (binutils)
 #   user   build + musl-gcc (musl-tools) and python3: user/ programs, the initrd
 #   iso    user + grub-mkrescue, GRUB's BIOS and UEFI modules, xorriso, mformat
 #   run    iso + qemu-system-x86_64, OVMF firmware                  (the default)
 #   test   run + python3, clang, ld.lld
+#   bench  run + gnuplot (gnuplot-nox): make bench's plots
 #
 # Silent with exit 0 when all is there (only shell builtins run, so it is
 # cheap enough for every make run/test). Otherwise, as root with apt-get, it
@@ -14,7 +15,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 [--for build|user|iso|run|test]" >&2
+    echo "usage: $0 [--for build|user|iso|run|test|bench]" >&2
     exit 2
 }
 
@@ -56,12 +57,16 @@ test_checks=(
     "cmd:clang:clang"
     "cmd:ld.lld:lld"
 )
+bench_checks=(
+    "cmd:gnuplot:gnuplot-nox"
+)
 case $want in
 build) ;;
 user) checks+=("${user_checks[@]}") ;;
 iso) checks+=("${user_checks[@]}" "${iso_checks[@]}") ;;
 run) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}") ;;
 test) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}" "${test_checks[@]}") ;;
+bench) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}" "${bench_checks[@]}") ;;
 *) usage ;;
 esac
 
