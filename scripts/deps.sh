@@ -5,7 +5,7 @@
 #   user   build + musl-gcc (musl-tools) and python3: user/ programs, the initrd
 #   iso    user + grub-mkrescue, GRUB's BIOS and UEFI modules, xorriso, mformat
 #   run    iso + qemu-system-x86_64, OVMF firmware                  (the default)
-#   test   run + python3, clang, ld.lld
+#   test   run + python3, clang, ld.lld, gnuplot (the plot script's own test draws)
 #   bench  run + gnuplot (gnuplot-nox): make bench's plots
 #
 # Silent with exit 0 when all is there (only shell builtins run, so it is
@@ -56,6 +56,7 @@ test_checks=(
     "cmd:python3:python3"
     "cmd:clang:clang"
     "cmd:ld.lld:lld"
+    "cmd:gnuplot:gnuplot-nox"
 )
 bench_checks=(
     "cmd:gnuplot:gnuplot-nox"
