@@ -9,16 +9,20 @@
  *	HOST_TEST_MAIN(host_math, HOST_CASE(adds_up));
  *
  * One suite per binary, nested under a one-test top level. EXPECT_* record
- * a failure with its file and line and go on. The binary exits 0 iff every
- * case passed. A crash (ASan, UBSan) ends the process: the KTAP is then
- * incomplete and the exit status non-zero, which the runner reports.
+ * a failure with its file and line and go on. HOST_SKIP("reason") ends a
+ * case whose precondition is missing, as the kernel's ktest_skip():
+ * "ok N name # SKIP reason" (a failure recorded before it stands). The
+ * binary exits 0 iff no case failed. A crash (ASan, UBSan) ends the
+ * process: the KTAP is then incomplete and the exit status non-zero, which
+ * the runner reports.
  *
- * The harness only uses the C library (printf, __builtin_strcmp), never the
- * kernel code under test.
+ * The harness only uses the C library (printf, __builtin_vsnprintf,
+ * setjmp), never the kernel code under test.
  */
 #ifndef QUIRE_HOST_KTAP_H
 #define QUIRE_HOST_KTAP_H
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +42,9 @@ struct host_case {
 static struct {
 	const char *name;	/* the case being run */
 	int failures;
+	bool skipped;
+	char skip_reason[128];
+	jmp_buf env;		/* back to host_run, to end the case */
 } host_case_state __attribute__((unused));
 
 /* Print s quoted, with anything unprintable escaped: one KTAP line. */
@@ -110,6 +117,20 @@ void host_fail_msg(const char *file, int line, const char *fmt, ...)
 	printf("\n");
 }
 
+/* End the case as skipped, with a reason (printf format); does not return. */
+static __attribute__((unused, noreturn, format(printf, 1, 2)))
+void host_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	__builtin_vsnprintf(host_case_state.skip_reason,
+			    sizeof(host_case_state.skip_reason), fmt, ap);
+	va_end(ap);
+	host_case_state.skipped = true;
+	longjmp(host_case_state.env, 1);
+}
+
 /* Integers are compared as long long, as in the kernel's KEXPECT_*. */
 #define __HOST_INT(a, op, b)						\
 	do {								\
@@ -147,11 +168,23 @@ void host_fail_msg(const char *file, int line, const char *fmt, ...)
 	} while (0)
 /* A failure with a message of its own (printf format). */
 #define HOST_FAIL(fmt, ...)	host_fail_msg(__FILE__, __LINE__, fmt, ##__VA_ARGS__)
+/* The case cannot run here: skip it, saying why (printf format). */
+#define HOST_SKIP(fmt, ...)	host_skip(fmt, ##__VA_ARGS__)
+
+/* One case, ended by its return or by host_skip(); apart, so setjmp clobbers no counter. */
+static __attribute__((unused, noinline)) void host_run_case(const struct host_case *c)
+{
+	host_case_state.name = c->name;
+	host_case_state.failures = 0;
+	host_case_state.skipped = false;
+	if (!setjmp(host_case_state.env))
+		c->run();
+}
 
 static __attribute__((unused))
 int host_run(const char *suite, const struct host_case *cases, size_t n)
 {
-	int pass = 0, fail = 0;
+	int pass = 0, fail = 0, skip = 0;
 
 	/* Line by line, so that a crash report follows the last case run. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -160,22 +193,29 @@ int host_run(const char *suite, const struct host_case *cases, size_t n)
 	printf("    # Subtest: %s\n", suite);
 	printf("    1..%zu\n", n);
 	for (size_t i = 0; i < n; i++) {
-		host_case_state.name = cases[i].name;
-		host_case_state.failures = 0;
-		cases[i].run();
+		host_run_case(&cases[i]);
 		if (host_case_state.failures > HOST_MAX_REPORTS)
 			printf("    # %s: %d more failures not shown\n", cases[i].name,
 			       host_case_state.failures - HOST_MAX_REPORTS);
 		if (host_case_state.failures) {
 			fail++;
 			printf("    not ok %zu %s\n", i + 1, cases[i].name);
+		} else if (host_case_state.skipped) {
+			skip++;
+			printf("    ok %zu %s # SKIP %s\n", i + 1, cases[i].name,
+			       host_case_state.skip_reason);
 		} else {
 			pass++;
 			printf("    ok %zu %s\n", i + 1, cases[i].name);
 		}
 	}
-	printf("# %s: pass:%d fail:%d skip:0 total:%zu\n", suite, pass, fail, n);
-	printf("%s 1 %s\n", fail ? "not ok" : "ok", suite);
+	printf("# %s: pass:%d fail:%d skip:%d total:%zu\n", suite, pass, fail, skip, n);
+	if (fail)
+		printf("not ok 1 %s\n", suite);
+	else if (skip && skip == (int)n)
+		printf("ok 1 %s # SKIP\n", suite);
+	else
+		printf("ok 1 %s\n", suite);
 	fflush(stdout);
 	return fail ? 1 : 0;
 }

@@ -7,6 +7,7 @@
  * tables (QUIRE_FUZZ_SEED, QUIRE_FUZZ_ITERS to change it).
  */
 #include "numa_checks.h"
+#include "../lib/random.h"
 
 
 
@@ -331,16 +332,6 @@ HOST_TEST(hmat_malformed)
 }
 
 /* ---- fuzz: corrupted tables never crash the parsers or break the model ---- */
-
-static u64 rng_state;
-
-static u64 rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
-}
 
 static void corrupt(struct blob *b)
 {

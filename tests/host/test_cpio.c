@@ -9,7 +9,8 @@
  * sees the smallest over-read.
  */
 #include "ktap.h"
-#include <asm/host_mm.h>
+#include "../lib/random.h"
+#include "host_setup.h"
 #include <quire/fs.h>
 #include <quire/initrd.h>
 #include <quire/mm.h>
@@ -21,15 +22,7 @@
 
 static void setup(void)
 {
-	static bool done;
-	struct host_topology topo;
-
-	if (done)
-		return;
-	done = true;
-	host_topology_numa3(&topo, 32);
-	if (host_mm_init(&topo) || init_rootfs())
-		abort();
+	host_setup(32, 0, HOST_ROOTFS);
 }
 
 /* ---- building archives ---- */
@@ -314,16 +307,6 @@ HOST_TEST(unpacks_into_ramfs)
 }
 
 /* ---- fuzz ---- */
-
-static u64 rng_state;
-
-static u64 rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
-}
 
 static void mutate(struct ar *a)
 {

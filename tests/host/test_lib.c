@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include "ktap.h"
+#include "../lib/random.h"
 #include <quire/kernel.h>
 #include <quire/string.h>
 #include <quire/cmdline.h>
@@ -17,17 +18,6 @@
 #include <quire/errno.h>
 
 /* ---- helpers ---- */
-
-static u64 rng_state;
-
-/* xorshift64*: a fixed seed, so that a failure reproduces. */
-static u64 rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
-}
 
 static unsigned int rng_below(unsigned int n)
 {

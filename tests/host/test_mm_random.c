@@ -29,7 +29,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include "../kernel/mm_random.c"
-#include <asm/host_mm.h>
+#include "host_setup.h"
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
 #endif
@@ -209,17 +209,13 @@ static unsigned long node_mib = NODE_MIB;
 
 static void setup(void)
 {
-	struct host_topology topo;
 	const char *boot_log;
 
 	/* Faults allocate on node 0 (CPU 0's): it gets the room for 2 MiB folios. */
-	host_topology_numa3(&topo, node_mib / 2);
-	topo.mib[0] = node_mib;
-	if (host_mm_init(&topo)) {
+	if (host_machine_init(node_mib / 2, node_mib, HOST_ZERO_PAGE)) {
 		HOST_FAIL("host_mm_init failed");
 		exit(1);
 	}
-	zero_page_init();
 	klog_new(&boot_log);	/* the boot's messages are not the sequence's */
 }
 

@@ -8,22 +8,12 @@
  * the length (default 100000).
  */
 #include "ktap.h"
+#include "../lib/random.h"
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/numa.h>
-#include <asm/host_mm.h>
+#include "host_setup.h"
 #include <quire/string.h>
-
-static u64 rng_state;
-
-static u64 rng(void)
-{
-	/* xorshift64*: small, fast, reproducible everywhere */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ULL;
-}
 
 static unsigned long env_number(const char *name, unsigned long dflt)
 {
@@ -38,10 +28,7 @@ static unsigned long boot_blocks[MAX_NUMNODES][NR_PAGE_ORDERS];
 
 static void setup_numa3(unsigned long mib)
 {
-	struct host_topology topo;
-
-	host_topology_numa3(&topo, mib);
-	if (host_mm_init(&topo))
+	if (host_machine_init(mib, 0, 0))
 		HOST_FAIL("host_mm_init failed");
 	for (int nid = 0; nid < 3; nid++) {
 		boot_free[nid] = node_page_state(nid, NR_FREE_PAGES);

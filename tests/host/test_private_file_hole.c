@@ -12,23 +12,12 @@
 #include <quire/fs.h>
 #include <quire/uapi/fcntl.h>
 #include <quire/errno.h>
-#include <asm/host_mm.h>
+#include "host_setup.h"
 #include <asm/pgtable.h>
-
 
 static void setup(void)
 {
-	static bool done;
-	struct host_topology topo;
-
-	if (done)
-		return;
-	done = true;
-	host_topology_numa3(&topo, 16);
-	topo.mib[0] = 32;
-	if (host_mm_init(&topo) || init_rootfs())
-		abort();
-	zero_page_init();
+	host_setup(16, 32, HOST_ROOTFS | HOST_ZERO_PAGE);
 }
 
 static pte_t entry_of(struct mm_struct *mm, unsigned long a)

@@ -8,7 +8,7 @@
  * and smaps (tests/kernel/procfs_test.c).
  */
 #include "ktap.h"
-#include <asm/host_mm.h>
+#include "host_setup.h"
 #include <quire/fs.h>
 #include <quire/pseudofs.h>
 #include <quire/huge_mm.h>
@@ -26,15 +26,7 @@ static int show_calls;
 
 static void setup(void)
 {
-	static bool done;
-	struct host_topology topo;
-
-	if (done)
-		return;
-	done = true;
-	host_topology_numa3(&topo, 32);
-	if (host_mm_init(&topo) || init_rootfs() || procfs_init() || sysfs_init())
-		abort();
+	host_setup(32, 0, HOST_ROOTFS | HOST_PSEUDOFS);
 }
 
 /* The whole file into buf (NUL-terminated), reading chunk bytes at a time. */

@@ -8,7 +8,8 @@
  */
 #include <pthread.h>
 #include "ktap.h"
-#include <asm/host_mm.h>
+#include "../lib/random.h"
+#include "host_setup.h"
 #include <quire/mm.h>
 #include <quire/numa.h>
 #include <quire/printk.h>
@@ -19,31 +20,12 @@
 
 static void setup(void)
 {
-	static bool done;
-	struct host_topology topo;
-
-	if (done)
-		return;
-	done = true;
 	/* numa3 scaled down: nodes 0 and 1 DRAM, 2 slow; 64 MiB each. */
-	host_topology_numa3(&topo, 64);
-	if (host_mm_init(&topo))
-		abort();
-	/* mm_core_init() created the kmalloc caches; a second call is a no-op. */
-	kmem_cache_init();
+	if (host_setup(64, 0, 0))
+		kmem_cache_init();	/* mm_core_init() created the caches: a no-op */
 }
 
 /* ---- helpers ---- */
-
-static u64 rng_state;
-
-static u64 rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
-}
 
 static int nid_of(const void *p)
 {
@@ -252,7 +234,7 @@ HOST_TEST(kmalloc_slack_is_red_zone)
 	setup();
 	kmem_cache_get_stats(kmalloc_slab(8), NUMA_NO_NODE, &st);
 	if (!st.debug)
-		return;
+		HOST_SKIP("kmalloc caches have no debug checks (slab_debug off)");
 	errors = errors_now();
 	pos = printk_log_pos();
 	p = kmalloc(100, GFP_KERNEL);
@@ -463,9 +445,7 @@ static void *thread_main(void *arg)
 	for (int op = 0; op < THREAD_OPS; op++) {
 		int i;
 
-		state ^= state << 13;
-		state ^= state >> 7;
-		state ^= state << 17;
+		xorshift64(&state);
 		i = (int)(state % 64);
 		if (own[i]) {
 			if (own[i][0] != (u8)i || own[i][15] != (u8)i)

@@ -15,7 +15,7 @@
 #include <quire/pagemap.h>
 #include <quire/uapi/fcntl.h>
 #include <quire/errno.h>
-#include <asm/host_mm.h>
+#include "host_setup.h"
 #include <asm/pgtable.h>
 
 #define NPAGES 64
@@ -48,16 +48,11 @@ static void *faulter(void *arg)
 
 HOST_TEST(truncate_races_fault)
 {
-	struct host_topology topo;
 	pthread_t th;
 	long ret;
 	int bad_pte = 0, bad_cache = 0, rounds = 20000;
 
-	host_topology_numa3(&topo, 16);
-	topo.mib[0] = 32;
-	if (host_mm_init(&topo) || init_rootfs())
-		abort();
-	zero_page_init();
+	host_setup(16, 32, HOST_ROOTFS | HOST_ZERO_PAGE);
 	EXPECT_EQ(vfs_open(NULL, "/t", O_RDWR | O_CREAT, 0600, &f), 0);
 	EXPECT_EQ(vfs_ftruncate(f, NPAGES * 4096), 0);
 	mm2 = mm_alloc();

@@ -6,6 +6,7 @@
  * tests/host/test_mm_random.c, into the host test and `make fuzz`.
  */
 #include "mm_random.h"
+#include "../lib/random.h"
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/mmap.h>
@@ -41,17 +42,6 @@ static struct mmr_config cfg;
 static unsigned long region_pages;
 
 /* ---- randomness ---- */
-
-static u64 rng_state;
-
-static u64 rng(void)
-{
-	/* xorshift64*: small, fast, reproducible everywhere */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ULL;
-}
 
 /* Uniform in [0, n). */
 static unsigned long rnd(unsigned long n)

@@ -10,6 +10,7 @@
 #include <quire/printk.h>
 #include <quire/slab.h>
 #include <quire/string.h>
+#include "../lib/random.h"
 
 static const size_t class_sizes[] = {
 	8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192,
@@ -529,16 +530,6 @@ static struct {
 	u8 pat;
 	int nid;
 } slots[NR_SLOTS];
-
-static u64 rng_state;
-
-static u64 rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
-}
 
 static size_t random_size(void)
 {
