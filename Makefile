@@ -235,6 +235,13 @@ HOST_JOBS = $(shell awk '$$2 == "host" { printf "%s%s", sep, $$1; sep = "," }' t
 test-host host-tests: $(HOST_TESTS)
 	$(Q)python3 tests/qemu/runner.py --plan tests/plan.txt --only $(HOST_JOBS)
 
+# Dependencies point one way (DESIGN.md, "Layers"): mm/ has no arrow
+# into fs/ or drivers/, and they use mm's public headers only. The symbol
+# check reads the kernel's objects, so the kernel is built first.
+.PHONY: check-layering
+check-layering: $(KERNEL)
+	$(Q)BUILD=$(BUILD) scripts/check-layering.sh
+
 # make test: build everything (gcc and clang kernels, the ISO, the host
 # tests), check the runner itself, then run every job of tests/plan.txt.
 # One guest at a time: on a 2-core machine each guest then has both cores, and

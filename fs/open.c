@@ -104,12 +104,6 @@ int vfs_open(struct inode *cwd, const char *path, int flags, umode_t mode, struc
 	return err;
 }
 
-struct file *get_file(struct file *f)
-{
-	atomic_inc(&f->f_count);
-	return f;
-}
-
 void fput(struct file *f)
 {
 	struct inode *inode;

@@ -1,6 +1,6 @@
 /*
  * ramfs: every file lives in memory only. Regular files keep their data in
- * the page cache (fs/filemap.c); a directory is a list of entries in
+ * the page cache (mm/filemap.c); a directory is a list of entries in
  * creation order; a symlink's target is a kmalloc'd string.
  *
  * Each directory entry gets a position ("cookie") when it is created,
@@ -14,6 +14,7 @@
 #define pr_fmt(fmt) "ramfs: " fmt
 #include <quire/fs.h>
 #include <quire/pagemap.h>
+#include <quire/mm.h>
 #include <quire/slab.h>
 #include <quire/string.h>
 #include <quire/errno.h>
@@ -38,6 +39,7 @@ struct ramfs_dir {
 static const struct inode_operations ramfs_file_inode_operations;
 static const struct inode_operations ramfs_symlink_inode_operations;
 static const struct inode_operations ramfs_special_inode_operations;
+static const struct address_space_operations ramfs_aops;
 static const struct file_operations ramfs_file_operations;
 
 static struct ramfs_dir *dir_of(struct inode *dir)
@@ -106,6 +108,7 @@ static struct inode *ramfs_new_inode(struct inode *dir, umode_t mode, dev_t rdev
 	case S_IFREG:
 		inode->i_op = &ramfs_file_inode_operations;
 		inode->i_fop = &ramfs_file_operations;
+		inode->i_mapping->a_ops = &ramfs_aops;
 		break;
 	case S_IFDIR: {
 		struct ramfs_dir *rd = kzalloc(sizeof(*rd), GFP_KERNEL);
@@ -268,6 +271,18 @@ static void ramfs_evict(struct inode *inode)
 
 /* ---- file operations ---- */
 
+/*
+ * ramfs has no backing store: a folio the page cache asks for is a hole,
+ * zeroes. It is valid, and dirty for good: nothing could write it back.
+ */
+static int ramfs_read_folio(struct file *file, struct folio *folio)
+{
+	memset(folio_address(folio), 0, PAGE_SIZE);
+	set_page_flag((struct page *)folio, PG_uptodate);
+	set_page_flag((struct page *)folio, PG_dirty);
+	return 0;
+}
+
 static ssize_t ramfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
 {
 	struct inode *inode = file_inode(f);
@@ -349,6 +364,10 @@ static const struct inode_operations ramfs_symlink_inode_operations = {
 
 static const struct inode_operations ramfs_special_inode_operations = {
 	.evict = ramfs_evict,
+};
+
+static const struct address_space_operations ramfs_aops = {
+	.read_folio = ramfs_read_folio,
 };
 
 static const struct file_operations ramfs_file_operations = {

@@ -8,7 +8,7 @@
  *     down to one page;
  *   - a write to a read-only anonymous page reuses it when this process is
  *     its only user, and copies the one page otherwise (copy-on-write);
- *   - file pages come from the page cache;
+ *   - file pages come from the page cache (filemap.c);
  *   - anything outside a VMA, or against its permissions, is -EFAULT, which
  *     the caller turns into SIGSEGV.
  * Unmapping is in zap.c, fork's copy in fork_copy.c, mprotect in
@@ -131,16 +131,10 @@ static struct folio *alloc_anon_page(struct page *src)
 	return folio;
 }
 
-/* Is page index idx inside the file (the size is read again: truncate changes it first)? */
-static bool index_in_file(struct inode *inode, unsigned long idx)
-{
-	return (loff_t)idx << PAGE_SHIFT < READ_ONCE(inode->i_size);
-}
-
 /*
  * A fault on a file VMA's page that is not mapped yet. The page-cache folio
- * is found or created (a hole gets a zeroed one, with the file's lock, as
- * ramfs does on Linux). Shared mappings map it, writable when the VMA is;
+ * is found or created (filemap_fault_folio: a hole in ramfs reads as
+ * zeroes, as on Linux). Shared mappings map it, writable when the VMA is;
  * private ones map it read-only for reading, or take a private (anonymous)
  * copy for writing. Past the end of the file is -EIO (SIGBUS), checked
  * again under the page-table lock, so a racing truncate (which sets the
@@ -158,19 +152,13 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned
 	pte_t *pte;
 	int ret = 0;
 
-	if (!index_in_file(inode, idx))
+	if (!filemap_index_in_file(inode, idx))
 		return -EIO;
 	if (write && !shared && anon_vma_prepare(vma))
 		return -ENOMEM;
-	folio = filemap_get_folio(mapping, idx);
-	if (!folio) {
-		mutex_lock(&inode->i_mutex);
-		folio = index_in_file(inode, idx) ? filemap_grab_folio(mapping, idx) : NULL;
-		ret = folio ? 0 : index_in_file(inode, idx) ? -ENOMEM : -EIO;
-		mutex_unlock(&inode->i_mutex);
-		if (!folio)
-			return ret;
-	}
+	ret = filemap_fault_folio(vma->vm_file, idx, &folio);
+	if (ret)
+		return ret;
 	if (write && !shared) {
 		copy = alloc_anon_page(folio_page(folio, 0));
 		if (!copy) {
@@ -182,7 +170,7 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned
 	pte = pte_lookup(mm->pgd, addr, true);
 	if (!pte) {
 		ret = -ENOMEM;
-	} else if (!index_in_file(inode, idx) || folio->mapping != mapping) {
+	} else if (!filemap_index_in_file(inode, idx) || folio->mapping != mapping) {
 		ret = -EIO;		/* truncated meanwhile */
 	} else if (!pte_present(*pte)) {
 		if (copy) {

@@ -52,6 +52,21 @@ struct timespec64 {
 };
 
 /*
+ * What the page cache (mm/filemap.c) asks of the file system behind an
+ * address_space, with Linux's names. NULL a_ops, or a NULL read_folio: the
+ * inode has no page cache, and a fault on a mapping of it is SIGBUS.
+ */
+struct address_space_operations {
+	/*
+	 * Fill a new order-0 folio with the file's data at folio->index of
+	 * folio->mapping and mark it uptodate; 0 or -errno. The folio is not
+	 * in the cache yet (no lookup sees it); i_mutex is held. file may be
+	 * NULL: the mapping says which file.
+	 */
+	int (*read_folio)(struct file *file, struct folio *folio);
+};
+
+/*
  * A file's page cache: page index -> folio (order 0 today), in a radix
  * tree. The tree holds one reference on each folio; folio->mapping points
  * back here and folio->index is the page index. i_pages_lock protects the
@@ -59,6 +74,7 @@ struct timespec64 {
  */
 struct address_space {
 	struct inode *host;
+	const struct address_space_operations *a_ops;	/* set by the file system */
 	spinlock_t i_pages_lock;
 	struct radix_tree_root i_pages;
 	unsigned long nrpages;
@@ -144,6 +160,12 @@ static inline struct inode *file_inode(const struct file *f)
 	return f->f_inode;
 }
 
+/* The size, read without i_mutex (a fault's check; truncate changes it first). */
+static inline loff_t i_size_read(const struct inode *inode)
+{
+	return READ_ONCE(inode->i_size);
+}
+
 /* ---- boot ---- */
 
 /*
@@ -214,7 +236,12 @@ int vfs_stat(struct inode *cwd, const char *path, int flags, struct stat *st);
 int vfs_open(struct inode *cwd, const char *path, int flags, umode_t mode, struct file **out);
 /* Open an inode the caller already holds (a reference is added for the file). */
 int vfs_open_inode(struct inode *inode, int flags, struct file **out);
-struct file *get_file(struct file *f);
+/* Another reference to an open file (a VMA, a dup'ed fd); fput drops one. */
+static inline struct file *get_file(struct file *f)
+{
+	atomic_inc(&f->f_count);
+	return f;
+}
 void fput(struct file *f);
 int vfs_truncate(struct inode *inode, loff_t size);
 int vfs_ftruncate(struct file *f, loff_t size);

@@ -1,14 +1,19 @@
 /*
  * The page cache: each regular file's data lives in order-0 folios kept in
- * its address_space's radix tree by page index (docs/vfs.md).
+ * its address_space's radix tree by page index (docs/vfs.md). It is mm's,
+ * as on Linux: file systems reach it through include/quire/pagemap.h, and
+ * it reaches a file system only through mapping->a_ops.
  *
  * The tree holds one reference on each folio; folio->mapping and
  * folio->index say where it belongs. Lookups (filemap_get_folio) take only
  * i_pages_lock, so the fault path may call them under a page-table lock;
- * insertions and removals also hold the file's i_mutex. A hole has no folio:
- * reads of it see zeroes and writes fill it. Removal (truncate, eviction)
- * clears folio->mapping and drops the tree's reference, so a folio still
- * mapped somewhere outlives its file but is known to be truncated.
+ * insertions and removals also hold the file's i_mutex. A new folio is
+ * filled by the file system (a_ops->read_folio) before it is inserted, so
+ * a lookup never sees one whose contents are not valid yet. A hole has no
+ * folio: reads of it see zeroes and writes fill it. Removal (truncate,
+ * eviction) clears folio->mapping and drops the tree's reference, so a
+ * folio still mapped somewhere outlives its file but is known to be
+ * truncated.
  */
 #include <quire/pagemap.h>
 #include <quire/mm_internal.h>
@@ -20,6 +25,7 @@
 void address_space_init(struct address_space *mapping, struct inode *host)
 {
 	mapping->host = host;
+	mapping->a_ops = NULL;		/* the file system sets its own */
 	spin_lock_init(&mapping->i_pages_lock);
 	INIT_RADIX_TREE(&mapping->i_pages);
 	mapping->nrpages = 0;
@@ -60,23 +66,66 @@ int filemap_add_folio(struct address_space *mapping, struct folio *folio, unsign
 	return 0;
 }
 
+/*
+ * A new folio for index, filled by the file system and then inserted: 0
+ * with *foliop referenced, -ENOMEM, -EIO (the inode has no page cache) or
+ * read_folio's error. i_mutex held: nobody else inserts meanwhile.
+ */
+static int filemap_create_folio(struct file *file, struct address_space *mapping,
+				unsigned long index, struct folio **foliop)
+{
+	const struct address_space_operations *a_ops = mapping->a_ops;
+	struct folio *folio;
+	int err;
+
+	if (!a_ops || !a_ops->read_folio)
+		return -EIO;
+	folio = folio_alloc(GFP_PAGECACHE | __GFP_NOWARN, 0, NUMA_NO_NODE);
+	if (!folio)
+		return -ENOMEM;
+	/* read_folio finds the file through these; the tree does not hold it yet. */
+	folio->mapping = mapping;
+	folio->index = index;
+	err = a_ops->read_folio(file, folio);
+	if (!err)
+		err = filemap_add_folio(mapping, folio, index);
+	if (err) {
+		folio->mapping = NULL;
+		folio_put(folio);
+		return err;
+	}
+	*foliop = folio;
+	return 0;
+}
+
 struct folio *filemap_grab_folio(struct address_space *mapping, unsigned long index)
 {
 	struct folio *folio = filemap_get_folio(mapping, index);
 
-	if (folio)
-		return folio;
-	folio = folio_alloc(GFP_PAGECACHE | __GFP_ZERO | __GFP_NOWARN, 0, NUMA_NO_NODE);
-	if (!folio)
+	if (!folio && filemap_create_folio(NULL, mapping, index, &folio))
 		return NULL;
-	/* ramfs has no backing store: its folios are valid and always dirty. */
-	set_page_flag((struct page *)folio, PG_uptodate);
-	set_page_flag((struct page *)folio, PG_dirty);
-	if (filemap_add_folio(mapping, folio, index)) {
-		folio_put(folio);
-		return NULL;
-	}
 	return folio;
+}
+
+int filemap_fault_folio(struct file *file, unsigned long index, struct folio **foliop)
+{
+	struct address_space *mapping = file->f_mapping;
+	struct inode *inode = mapping->host;
+	int err = 0;
+
+	*foliop = filemap_get_folio(mapping, index);
+	if (*foliop)
+		return 0;
+	mutex_lock(&inode->i_mutex);
+	/* The size again, under the lock truncate holds: no folio is made past the end. */
+	if (!filemap_index_in_file(inode, index))
+		err = -EIO;
+	else
+		*foliop = filemap_get_folio(mapping, index);	/* made while we waited? */
+	if (!err && !*foliop)
+		err = filemap_create_folio(file, mapping, index, foliop);
+	mutex_unlock(&inode->i_mutex);
+	return err;
 }
 
 /* Remove the first folio at or after *index; NULL when none is left. */

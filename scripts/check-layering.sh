@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# check-layering.sh: check that dependencies point one way (DESIGN.md,
+# "Layers"): mm/ sits below fs/ and drivers/ and sees the machine only
+# through the arch interface; fs/ and drivers/ use mm's public API only.
+# Prints each offence as file:line (or object: symbol) and exits 1 if any.
+#
+#   1. mm/*.c, mm/*.h include only include/quire/* (less the headers of
+#      fs/, drivers/ and arch internals listed below), include/quire/uapi/*,
+#      the asm/* headers that both arch/x86_64 and arch/host provide, and
+#      mm's own "x.h" files.
+#   2. no fs/ or drivers/ file includes quire/mm_internal.h or mm/*.h.
+#   3. (needs a kernel build, BUILD=build) no symbol an mm/ object leaves
+#      undefined is defined only by fs/ or drivers/ objects.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+BUILD=${BUILD:-build}
+bad=0
+
+offend() { echo "$*"; bad=1; }
+
+# Headers under include/quire/ that are the face of fs/, drivers/ or arch
+# internals toward kernel/, not something mm/ may lean on.
+PRIVATE_HEADERS="quire/acpi.h
+quire/bootinfo.h
+quire/console.h
+quire/serial.h
+quire/power.h
+quire/initrd.h
+quire/pseudofs.h"
+
+# Known offences, as "file header" or "file symbol-glob" (a shell pattern).
+# mm/numa.c reads the ACPI parser's tables (acpi_srat, ...) and boot_info
+# directly: being removed, and these four lines with it.
+ALLOW="mm/numa.c quire/acpi.h
+mm/numa.c quire/bootinfo.h
+mm/numa.c acpi_*
+mm/numa.c boot_info"
+# The VFS's file reference: a VMA holds one and drops it with fput when the
+# VMA goes, as Linux's mm does; get_file is inline in quire/fs.h.
+ALLOW="$ALLOW
+mm/mmap.c fput"
+
+allowed() {	# allowed FILE WHAT
+	local f p
+	while read -r f p; do
+		# shellcheck disable=SC2053  # p is a glob on purpose
+		[[ $1 == "$f" && $2 == $p ]] && return 0
+	done <<<"$ALLOW"
+	return 1
+}
+
+# asm/* names both arches provide: the arch interface.
+arch_asm=$(comm -12 <(ls arch/x86_64/include/asm) <(ls arch/host/include/asm) | sed 's|^|asm/|')
+
+# 1. mm/'s includes.
+while IFS=: read -r file line text; do
+	hdr=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^>"]*)[>"].*/\1/' <<<"$text")
+	case $text in
+	*\"*\"*)	# "x.h": only mm's own files
+		[[ $hdr != */* && -f mm/$hdr ]] && continue ;;
+	*)
+		if [[ $hdr == quire/uapi/* ]] ||
+		   { [[ $hdr == quire/* && -f include/$hdr ]] && ! grep -qxF "$hdr" <<<"$PRIVATE_HEADERS"; } ||
+		   grep -qxF "$hdr" <<<"$arch_asm"; then
+			continue
+		fi ;;
+	esac
+	allowed "$file" "$hdr" || offend "$file:$line: mm includes $hdr"
+done < <(grep -nE '^[[:space:]]*#[[:space:]]*include' mm/*.c mm/*.h)
+
+# 2. fs/ and drivers/ stay out of mm's internals.
+while IFS=: read -r file line text; do
+	offend "$file:$line: includes an mm-internal header: $text"
+done < <(grep -rnE --include='*.[ch]' \
+	'^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]((\.\./)*mm/[^>"]*|quire/mm_internal\.h)[>"]' fs drivers)
+
+# 3. Symbols. Objects whose source is gone (a moved file) are stale: skipped.
+live_objs() {	# live_objs DIR...: objects under BUILD/obj/DIR whose X.c/X.S exists
+	local o
+	for o in $(cd "$BUILD/obj" 2>/dev/null && find "$@" -name '*.o'); do
+		o=${o#./}
+		[ -f "${o%.o}" ] && echo "$BUILD/obj/$o"
+	done
+}
+defined() {	# global symbols the objects in stdin define
+	xargs -r nm --defined-only 2>/dev/null | awk 'NF == 3 && $2 ~ /[A-Z]/ { print $3 }' | sort -u
+}
+mm_objs=$(live_objs mm)
+if [ -z "$mm_objs" ]; then
+	echo "check-layering: no objects under $BUILD/obj/mm: build the kernel first" >&2
+	exit 1
+fi
+all_objs=$(live_objs .)
+fsdrv_only=$(comm -23 <(grep -E "^$BUILD/obj/(fs|drivers)/" <<<"$all_objs" | defined) \
+		      <(grep -vE "^$BUILD/obj/(fs|drivers)/" <<<"$all_objs" | defined))
+for o in $mm_objs; do
+	src=${o#"$BUILD"/obj/}
+	src=${src%.o}
+	for sym in $(nm -u "$o" | awk '{ print $2 }' | sort -u | comm -12 - <(echo "$fsdrv_only")); do
+		allowed "$src" "$sym" || offend "$src: calls $sym, defined in fs/ or drivers/"
+	done
+done
+
+[ $bad = 0 ] && echo "check-layering: OK"
+exit $bad
