@@ -10,6 +10,7 @@
 #   make test-host    only the host unit tests (ASan + UBSan), no QEMU
 #   make bench        benchmarks on the host and in QEMU: build/bench/results.csv
 #   make fuzz         the random mm sequence for millions of steps (FUZZ_SEEDS, FUZZ_STEPS)
+#   make check-docs   every relative link in the Markdown files leads somewhere (KTAP)
 #
 # Toolchain: the host gcc and binutils by default; CROSS_COMPILE=x86_64-elf-
 # for a cross toolchain; CC=clang LD=ld.lld for LLVM. WERROR=0 turns off
@@ -308,6 +309,11 @@ fuzz-seed-%: $(FUZZ_BIN)
 	@grep -h 'steps in' $(BUILD)/fuzz/seed-$*.log
 
 -include $(FUZZ_BIN).d
+
+# ---- make check-docs: links in README.md and docs/ (scripts/check-docs.py) ----
+.PHONY: check-docs
+check-docs:
+	$(Q)python3 scripts/check-docs.py
 
 deps:
 	@scripts/deps.sh --for test

@@ -2,8 +2,8 @@
  * Loading a static ELF64 executable into a fresh address space (execve's
  * core). Every header field is checked; a malformed file fails with
  * -ENOEXEC and leaves the caller as it was. The segments are copied into
- * anonymous pages (file-backed private mappings from the page cache come
- * with the VFS work), the stack is built as the Linux x86-64 ABI says:
+ * anonymous pages (Linux maps them from the page cache; Quire does not
+ * yet), the stack is built as the Linux x86-64 ABI says:
  * argc, argv[], NULL, envp[], NULL, auxv pairs, then the strings above.
  */
 #define pr_fmt(fmt) "exec: " fmt

@@ -1,7 +1,9 @@
 /*
- * start_kernel: what runs once the architecture has a console, a clock,
- * and exception handling. For now it reports what the loader gave us, runs
- * the tests asked for on the command line, and powers off.
+ * start_kernel: what runs once the architecture has set up the console,
+ * the clock, exceptions, memory, interrupts and every CPU. It reports what
+ * the loader gave us, builds the root file system and unpacks the initrd,
+ * then runs the tests (or benchmarks) asked for on the command line and
+ * powers off, or starts the first process.
  */
 #include <quire/init.h>
 #include <quire/bootinfo.h>

@@ -1,6 +1,7 @@
 /*
- * mm_verify(): walk every node's memmap and free lists and check DESIGN.md's
- * invariants 1 and 2 here, then 3, 4, 6 and 7 (user mappings: debug_rmap.c):
+ * mm_verify(): walk every node's memmap and free lists and check the
+ * invariants of docs/design.md: 1 and 2 here, then 3, 4, 6 and 7 (user
+ * mappings: debug_rmap.c):
  *   1. every frame is exactly one of free (inside a buddy block), allocated
  *      (inside a folio) or reserved; free blocks are aligned, disjoint and on
  *      their node; per node free + allocated + reserved = present, and the

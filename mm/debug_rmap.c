@@ -1,5 +1,5 @@
 /*
- * mm_verify, user mappings: DESIGN.md's invariants 3, 4, 6 and 7.
+ * mm_verify, user mappings: docs/design.md's invariants 3, 4, 6 and 7.
  *   3. a folio's mapcounts equal the entries that map it (per page, whole
  *      (PMD), in total, pages mapped); refcount >= mapcount + pins;
  *   4. every present user PTE/PMD maps a folio whose rmap reaches that VMA,

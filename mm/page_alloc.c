@@ -216,7 +216,8 @@ static void free_pages_prepare(struct page *page, unsigned int order)
 			bad_page(p, "freeing a page that is still mapped");
 		if (PageReserved(p) || PageBuddy(p) || PageSlab(p))
 			bad_page(p, "freeing a page the allocator does not own");
-		/* Only the node survives; hwpoison handling (a later issue) keeps bad pages out. */
+		/* Only the node survives. Keeping PG_hwpoison pages out of the free lists
+		 * (memory_failure) is not implemented yet. */
 		p->flags &= (~0UL << NODES_PGSHIFT);
 		p->mapping = NULL;
 		p->lru.next = p->lru.prev = NULL;

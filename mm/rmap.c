@@ -456,9 +456,10 @@ static bool pfn_in_folio(struct page_vma_mapped_walk *pvmw, unsigned long pfn)
 }
 
 /*
- * Present PTEs and PROT_NONE-kept PTEs map a page. Migration and device
- * entries (later issues) are non-present entries with their own encoding;
- * this is the one place that will learn to recognise them.
+ * Present PTEs and PROT_NONE-kept PTEs map a page. Migration and
+ * device-private entries (not implemented yet: page migration, device
+ * memory) will be non-present entries with their own encoding; this is the
+ * one place that will learn to recognise them.
  */
 static bool check_pte(struct page_vma_mapped_walk *pvmw, pte_t pte)
 {

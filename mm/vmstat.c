@@ -1,6 +1,6 @@
 /*
  * The per-node counters as a table (the "memstat" boot option, and tests'
- * reference for the format). Later issues add rows.
+ * reference for the format). A new per-node counter adds its row here.
  */
 #include <quire/mm.h>
 #include <quire/numa.h>

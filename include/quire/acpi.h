@@ -1,7 +1,7 @@
 /*
  * ACPI: the firmware tables Quire reads to learn the machine (RSDP, RSDT or
  * XSDT, MADT, SRAT, SLIT, HMAT), with the field layouts of ACPI 6.5, and
- * what drivers/acpi records from them for mm/numa.c (and later SMP).
+ * what drivers/acpi records from them for mm/numa.c and SMP bring-up.
  * Everything on the firmware side is little-endian and unaligned, hence the
  * packed structures. See docs/numa.md.
  */

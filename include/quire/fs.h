@@ -133,7 +133,7 @@ struct file_operations {
 	int (*iterate)(struct file *file, struct dir_context *ctx);
 	/* arg is a kernel pointer for the ioctls with a struct argument (fs/ioctl.c). */
 	long (*ioctl)(struct file *file, unsigned int cmd, unsigned long arg);
-	/* File-backed mmap: NULL until the processes work wires it up. */
+	/* Unused: mmap(2) maps a regular file through its page cache, and refuses others. */
 	int (*mmap)(struct file *file, struct vm_area_struct *vma);
 	int (*open)(struct inode *inode, struct file *file);
 	int (*release)(struct inode *inode, struct file *file);

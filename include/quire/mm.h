@@ -167,7 +167,8 @@ static inline struct folio *virt_to_folio(const void *addr)
 void mm_core_init(void);
 
 /*
- * Check the invariants of DESIGN.md (1-4, 6, 7; 5 arrives with migration): every frame
+ * Check the invariants of docs/design.md (1-4, 6, 7; 5 is about migration, which
+ * is not implemented yet): every frame
  * is exactly one of free / allocated / reserved; free blocks are aligned,
  * disjoint and on their own node; per-node free + allocated + reserved =
  * present, and the counters agree; every folio's pages are contiguous and on

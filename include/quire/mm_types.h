@@ -22,7 +22,7 @@ struct page {
 		struct {
 			union {
 				struct list_head buddy_list;	/* free: per-order free list */
-				struct list_head lru;		/* folio: LRU list */
+				struct list_head lru;		/* folio: deferred split queue */
 			};
 			void *mapping;		/* PG_anon: struct anon_vma; otherwise address_space */
 			unsigned long index;	/* offset in the mapping, in pages */

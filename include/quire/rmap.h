@@ -127,7 +127,7 @@ static inline int folio_nr_pages_mapped(const struct folio *folio)
  */
 bool folio_maybe_mapped_shared(const struct folio *folio);
 
-/* Pinned for DMA (FOLL_PIN, the GUP issue): such a page is never shared by fork. */
+/* Pinned for DMA (FOLL_PIN; GUP is not implemented yet): such a page is never shared by fork. */
 #define GUP_PIN_COUNTING_BIAS	1024
 static inline bool folio_maybe_dma_pinned(const struct folio *folio)
 {
@@ -204,8 +204,8 @@ void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_are
  * Set folio, vma, address (where the folio would be in vma), call it until
  * it returns false; each true leaves pte or pmd (the other NULL) pointing
  * at one mapping, with the mm's page-table lock held. A caller that stops
- * early calls page_vma_mapped_walk_done. Migration and device entries (the
- * next issues) will be recognised in rmap.c's check_pte.
+ * early calls page_vma_mapped_walk_done. Migration and device-private
+ * entries (not implemented yet) will be recognised in rmap.c's check_pte.
  */
 
 struct page_vma_mapped_walk {

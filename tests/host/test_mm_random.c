@@ -4,7 +4,7 @@
  * #included here and runs on the host build of mm/) for many more steps
  * than in QEMU: mmap, faults, munmap, mprotect, madvise, fork, exit, PMD
  * and folio splits, deferred split scans and THP setting changes, across
- * up to six address spaces, with mm_verify() after every step (DESIGN.md's
+ * up to six address spaces, with mm_verify() after every step (docs/design.md's
  * invariants) and a data check on top of it:
  *
  * Each mm has a shadow of what its pages must hold. After a write fault

@@ -211,7 +211,7 @@ out:
 }
 
 /*
- * DESIGN.md's invariant 6: fork never shares a pinned anonymous page. A
+ * docs/design.md's invariant 6: fork never shares a pinned anonymous page. A
  * pinned PMD-mapped folio and a pinned 64 KiB folio: the parent keeps
  * them, writable and exclusive; the child gets a copy of every page.
  */

@@ -103,7 +103,7 @@ static void mthp_64k_every_page(struct ktest *t)
 	CHECK_EQ(t, thpt_fault_range(mm, AREA, size), 0);
 	printk(KERN_RAW "    # %s: %lu MiB faulted in %llu ms\n", t->name, size >> 20,
 	       (unsigned long long)((ktime_get_ns() - t0) / 1000000));
-	/* The "done when": 64 KiB enabled => size / 64 KiB folios of 64 KiB. */
+	/* With only 64 KiB enabled, the range is size / 64 KiB folios of 64 KiB each. */
 	KEXPECT_EQ(t, ms(order, MTHP_STAT_ANON_FAULT_ALLOC) - alloc4, size / SZ_64K);
 	KEXPECT_EQ(t, ms(order, MTHP_STAT_ANON_FAULT_FALLBACK) - fb4, 0);
 	KEXPECT_EQ(t, ms(order, MTHP_STAT_NR_ANON) - nr_anon4, size / SZ_64K);

@@ -181,7 +181,7 @@ static void no_pages_lost_over_1000_forks(struct ktest *t)
 	expect_free_back(t, before, 0);
 }
 
-/* Many processes come and go; every page comes back (DESIGN.md's leak check). */
+/* Many processes come and go; every page comes back (invariant 1 of docs/design.md). */
 static void no_pages_lost_over_1000_processes(struct ktest *t)
 {
 	unsigned long before[MAX_NUMNODES];

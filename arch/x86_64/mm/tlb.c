@@ -1,6 +1,6 @@
 /*
- * TLB shootdown for kernel mappings (and, from the processes issue on, for
- * address spaces: the caller passes the CPUs that may cache the range).
+ * TLB shootdown for kernel mappings and for user address spaces (the caller
+ * passes the CPUs that may cache the range: for an mm, mm->cpus).
  * The local CPU invalidates page by page with invlpg, or reloads CR3 past
  * TLB_FLUSH_ALL_THRESHOLD pages; the other CPUs in the mask get one
  * call-function IPI for the whole range, and the call returns once all of

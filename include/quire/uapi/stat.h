@@ -1,7 +1,7 @@
 /*
  * struct stat as Linux x86-64 lays it out for stat/fstat/newfstatat
  * (arch/x86/include/uapi/asm/stat.h), and the file type and permission
- * bits of st_mode. Shared by the kernel and, later, the syscall layer.
+ * bits of st_mode. Shared by the VFS and the system calls.
  */
 #ifndef QUIRE_UAPI_STAT_H
 #define QUIRE_UAPI_STAT_H

@@ -21,7 +21,7 @@ struct host_topology {
 int host_mm_init(const struct host_topology *topo);
 /* Tear it down (unmap the arena, forget every node). */
 void host_mm_exit(void);
-/* The three-node machine of DESIGN.md, scaled down: 0 and 1 DRAM, 2 slow. */
+/* The three-node machine of docs/design.md, scaled down: 0 and 1 DRAM, 2 slow. */
 void host_topology_numa3(struct host_topology *topo, unsigned long mib_per_node);
 
 #endif

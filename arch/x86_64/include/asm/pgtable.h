@@ -2,8 +2,9 @@
  * x86-64 user page tables: the entry format and walker are generic
  * (quire/pte.h, mm/pgtable.c); these are the hooks. Each address space has
  * its own PML4 whose kernel half (entries 256-511) is copied from the
- * kernel's, so kernel mappings are shared. 4 KiB leaves for now
- * (PMD-mapped THP comes with the folio issue).
+ * kernel's, so kernel mappings are shared. User leaves are 4 KiB PTEs and
+ * 2 MiB PMDs (PMD-mapped THP, mm/huge_memory.c); there are no 1 GiB user
+ * leaves (hugetlb is not implemented yet).
  */
 #ifndef ASM_PGTABLE_H
 #define ASM_PGTABLE_H
