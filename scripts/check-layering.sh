@@ -2,7 +2,8 @@
 # check-layering.sh: check that dependencies point one way (DESIGN.md,
 # "Layers"): mm/ sits below fs/ and drivers/ and sees the machine only
 # through the arch interface; fs/ and drivers/ use mm's public API only.
-# Prints each offence as file:line (or object: symbol) and exits 1 if any.
+# Prints KTAP (one case per rule below, each offence as a "# file:line"
+# line before its "not ok") and exits 1 if any rule is broken.
 #
 #   1. mm/*.c, mm/*.h include only include/quire/* (less the headers of
 #      fs/, drivers/ and arch internals listed below), include/quire/uapi/*,
@@ -11,12 +12,22 @@
 #   2. no fs/ or drivers/ file includes quire/mm_internal.h or mm/*.h.
 #   3. (needs a kernel build, BUILD=build) no symbol an mm/ object leaves
 #      undefined is defined only by fs/ or drivers/ objects.
+#   4. (needs the host build too) every symbol an mm/ object takes from
+#      arch/x86_64 is also defined by arch/host: mm calls the arch
+#      interface, never one arch's internals.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
-bad=0
+bad=0		# offences of the rule being checked
+failed=0	# rules broken
 
-offend() { echo "$*"; bad=1; }
+offend() { echo "# $*"; bad=1; }
+rule() {	# rule N NAME: report the rule just checked
+	if [ $bad = 0 ]; then echo "ok $1 $2"; else echo "not ok $1 $2"; failed=1; fi
+	bad=0
+}
+echo "KTAP version 1"
+echo "1..4"
 
 # Headers under include/quire/ that are the face of fs/, drivers/ or arch
 # internals toward kernel/, not something mm/ may lean on.
@@ -67,12 +78,14 @@ while IFS=: read -r file line text; do
 	esac
 	allowed "$file" "$hdr" || offend "$file:$line: mm includes $hdr"
 done < <(grep -nE '^[[:space:]]*#[[:space:]]*include' mm/*.c mm/*.h)
+rule 1 mm_includes_only_public_headers
 
 # 2. fs/ and drivers/ stay out of mm's internals.
 while IFS=: read -r file line text; do
 	offend "$file:$line: includes an mm-internal header: $text"
 done < <(grep -rnE --include='*.[ch]' \
 	'^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]((\.\./)*mm/[^>"]*|quire/mm_internal\.h)[>"]' fs drivers)
+rule 2 fs_and_drivers_use_mm_public_api
 
 # 3. Symbols. Objects whose source is gone (a moved file) are stale: skipped.
 live_objs() {	# live_objs DIR...: objects under BUILD/obj/DIR whose X.c/X.S exists
@@ -82,13 +95,15 @@ live_objs() {	# live_objs DIR...: objects under BUILD/obj/DIR whose X.c/X.S exis
 		[ -f "${o%.o}" ] && echo "$BUILD/obj/$o"
 	done
 }
+undefined() {	# symbols the objects in stdin leave undefined
+	xargs -r nm -u 2>/dev/null | awk 'NF == 2 { print $2 }' | sort -u
+}
 defined() {	# global symbols the objects in stdin define
 	xargs -r nm --defined-only 2>/dev/null | awk 'NF == 3 && $2 ~ /[A-Z]/ { print $3 }' | sort -u
 }
 mm_objs=$(live_objs mm)
 if [ -z "$mm_objs" ]; then
-	echo "check-layering: no objects under $BUILD/obj/mm: build the kernel first" >&2
-	exit 1
+	offend "no objects under $BUILD/obj/mm: build the kernel first"
 fi
 all_objs=$(live_objs .)
 fsdrv_only=$(comm -23 <(grep -E "^$BUILD/obj/(fs|drivers)/" <<<"$all_objs" | defined) \
@@ -101,5 +116,21 @@ for o in $mm_objs; do
 	done
 done
 
-[ $bad = 0 ] && echo "check-layering: OK"
-exit $bad
+rule 3 mm_calls_nothing_of_fs_or_drivers
+
+# 4. Symbols mm takes from arch/x86_64 must be the arch interface: arch/host
+#    defines them too.
+host_arch=$(find "$BUILD/host/arch/host" -name '*.o' 2>/dev/null)
+if [ -z "$host_arch" ]; then
+	offend "no objects under $BUILD/host/arch/host: build the host tests first (make test-host)"
+else
+	x86_only=$(comm -23 <(grep -E "^$BUILD/obj/arch/x86_64/" <<<"$all_objs" | defined) \
+			    <(defined <<<"$host_arch"))
+	for sym in $(undefined <<<"$mm_objs" | comm -12 - <(echo "$x86_only")); do
+		offend "mm/ calls $sym, which only arch/x86_64 defines (not part of the arch interface)"
+	done
+fi
+rule 4 mm_calls_only_the_arch_interface
+
+[ $failed = 0 ] && echo "# check-layering: OK"
+exit $failed
