@@ -176,7 +176,8 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	pte_t *ptes;
 
 	if (!table)
-		panic("split_huge_pmd: no page table deposited for the PMD at %#lx", haddr);
+		panic("__split_huge_pmd_locked: no page table deposited for the PMD at %#lx",
+		      haddr);
 	ptes = page_address(table);
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
 		ptes[i] = entry + (i << PAGE_SHIFT);

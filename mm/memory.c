@@ -35,7 +35,7 @@ void zero_page_init(void)
 {
 	zero_page = alloc_pages(__GFP_ZERO, 0);
 	if (!zero_page)
-		panic("no memory for the zero page");
+		panic("zero_page_init: no memory for the zero page");
 }
 
 bool is_zero_pfn(unsigned long pfn)
