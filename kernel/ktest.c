@@ -20,6 +20,7 @@
  */
 #define pr_fmt(fmt) "ktest: " fmt
 #include <quire/ktest.h>
+#include <quire/arch_hooks.h>
 #include <quire/printk.h>
 #include <quire/kernel.h>
 #include <quire/string.h>
@@ -44,8 +45,11 @@ static bool case_reported_hung;
 /* A case running longer than this gets every CPU's backtrace printed, once. */
 #define KTEST_HUNG_NS (20 * NSEC_PER_SEC)
 
-/* Called from the timer tick on every CPU. */
-void ktest_watchdog_tick(void)
+/*
+ * The timer tick hook, on every CPU: report a case that seems hung, with
+ * every CPU's backtrace.
+ */
+static void ktest_watchdog_tick(void)
 {
 	u64 started = __atomic_load_n(&case_started_ns, __ATOMIC_RELAXED);
 
@@ -129,7 +133,12 @@ void ktest_skip(struct ktest *t, const char *fmt, ...)
 	end_case(t);
 }
 
-void ktest_recover_from_crash(const char *what)
+/*
+ * The trap crash hook, called after the exception report: when a test case
+ * is running, mark it crashed and continue with the next case (does not
+ * return). Otherwise returns and the caller panics.
+ */
+static void ktest_recover_from_crash(const char *what)
 {
 	struct ktest *t = current_test;
 
@@ -307,6 +316,8 @@ int ktest_run(const char *spec)
 {
 	int nsel = for_each_selected(spec, NULL);
 
+	set_trap_crash_hook(ktest_recover_from_crash);
+	set_timer_tick_hook(ktest_watchdog_tick);
 	ktap("KTAP version 1\n");
 	ktap("1..%d\n", nsel);
 	if (!nsel) {

@@ -110,11 +110,9 @@ static int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct
 		src_pmd = pmd_lookup(src_mm->pgd, addr, false);
 		if (src_pmd && pmd_leaf(*src_pmd)) {
 			dst_pmd = pmd_lookup(dst_mm->pgd, addr, true);
-			/* 1: the source PMD was split instead, and is copied by PTE below. */
 			err = dst_pmd ? copy_huge_pmd(dst_vma, src_vma, dst_pmd, src_pmd, addr) : -ENOMEM;
-			if (err == 1)
-				err = 0;
 		}
+		/* A table here, or the PMD split instead of copied: copy by PTE. */
 		if (!err && src_pmd && *src_pmd && !pmd_leaf(*src_pmd))
 			err = copy_pte_range(dst_vma, src_vma, addr, next);
 		pte_unlock(dst_mm);

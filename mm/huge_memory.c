@@ -62,7 +62,7 @@ static struct folio *alloc_pmd_folio(void)
 	return folio;
 }
 
-int do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr)
+vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
@@ -71,14 +71,14 @@ int do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr)
 	pte_t *pmd;
 
 	if (anon_vma_prepare(vma))
-		return -ENOMEM;
+		return VM_FAULT_OOM;
 	folio = alloc_pmd_folio();
 	table = folio ? alloc_pages(__GFP_ZERO | __GFP_NOWARN, 0) : NULL;
 	if (!table) {
 		if (folio)
 			folio_put(folio);
 		count_fault_fallback();
-		return 1;
+		return VM_FAULT_FALLBACK;
 	}
 	pte_lock(mm);
 	pmd = pmd_lookup(mm->pgd, haddr, false);
@@ -97,21 +97,22 @@ int do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr)
 		folio_put(folio);	/* the range was filled meanwhile */
 	if (table)
 		__free_pages(table, 0);
-	return 0;
+	return VM_FAULT_DONE;
 }
 
-int do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr)
+vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
 	struct folio *folio;
 	pte_t *pmd;
-	int ret = 0;
+	vm_fault_t ret = VM_FAULT_DONE;
 
 	pte_lock(mm);
 	pmd = pmd_lookup(mm->pgd, haddr, false);
 	if (!pmd || !pmd_leaf(*pmd) || pte_write(*pmd)) {
-		ret = pmd && pmd_leaf(*pmd) ? 0 : 1;
+		/* Made writable meanwhile: done. Split or unmapped: by PTE. */
+		ret = pmd && pmd_leaf(*pmd) ? VM_FAULT_DONE : VM_FAULT_FALLBACK;
 		goto out;
 	}
 	folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
@@ -124,7 +125,7 @@ int do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr)
 	} else {
 		/* Shared: copy-on-write goes page by page, as on Linux. */
 		__split_huge_pmd_locked(vma, pmd, haddr);
-		ret = 1;
+		ret = VM_FAULT_FALLBACK;
 	}
 out:
 	pte_unlock(mm);
@@ -144,7 +145,7 @@ int copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma
 		/* Maybe pinned: never shared. Split it and let the PTE copy decide per page. */
 		__free_pages(table, 0);
 		__split_huge_pmd_locked(src_vma, src_pmd, ALIGN_DOWN(addr, PMD_SIZE));
-		return 1;
+		return 0;
 	}
 	folio_get(folio);
 	*src_pmd &= ~(pte_t)_PAGE_RW;
@@ -175,7 +176,8 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	pte_t *ptes;
 
 	if (!table)
-		panic("split_huge_pmd: no page table deposited for the PMD at %#lx", haddr);
+		panic("__split_huge_pmd_locked: no page table deposited for the PMD at %#lx",
+		      haddr);
 	ptes = page_address(table);
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
 		ptes[i] = entry + (i << PAGE_SHIFT);

@@ -59,7 +59,7 @@ void kmalloc_init_caches(void)
 			snprintf(kmalloc_names[i], KMEM_CACHE_NAME_LEN, "kmalloc-%u", size);
 		/* Aligned to the largest power of two dividing the size: 96 -> 32. */
 		if (kmem_cache_setup(s, kmalloc_names[i], size, size & -size, 0))
-			panic("slab: cannot set up %s", kmalloc_names[i]);
+			panic("kmalloc_init_caches: cannot set up %s", kmalloc_names[i]);
 		s->is_static = true;
 	}
 }

@@ -35,7 +35,7 @@ void zero_page_init(void)
 {
 	zero_page = alloc_pages(__GFP_ZERO, 0);
 	if (!zero_page)
-		panic("no memory for the zero page");
+		panic("zero_page_init: no memory for the zero page");
 }
 
 bool is_zero_pfn(unsigned long pfn)
@@ -273,17 +273,24 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma, u
 	return ret;
 }
 
+/* What do_wp_page did. */
+enum wp_result {
+	WP_REUSED,		/* the page itself became writable */
+	WP_COPIED,		/* copy now maps there (the caller's reference went with it) */
+	WP_NEED_COPY,		/* a copy is needed and copy was NULL: allocate, come back */
+};
+
 /*
  * A write to a present, read-only PTE of a writable private VMA. An
  * anonymous page this process owns alone (PageAnonExclusive, or a folio
  * with no other user) becomes writable in place; for a large folio owned
  * alone, its whole run of PTEs here does in one go. Anything else (a page
- * shared since fork, a page-cache page, the zero page) is copied to a new
- * page. Page-table lock held; returns with it held. *old_out: the folio
- * whose reference the caller drops after the TLB flush.
+ * shared since fork, a page-cache page, the zero page) is copied into copy.
+ * Page-table lock held; returns with it held. *old_out: the folio whose
+ * reference the caller drops after the TLB flush.
  */
-static int do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte,
-		      struct folio *copy, struct folio **old_out)
+static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte,
+				 struct folio *copy, struct folio **old_out)
 {
 	unsigned long pfn = pte_pfn(*pte);
 	struct page *page = is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
@@ -292,7 +299,7 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte
 	if (folio && folio_test_anon(folio)) {
 		if (PageAnonExclusive(page)) {
 			*pte |= _PAGE_RW | _PAGE_DIRTY;
-			return 0;
+			return WP_REUSED;
 		}
 		if (folio_mapped_by_us_only(folio)) {
 			/* Ours alone: every PTE of the folio in this run becomes writable. */
@@ -314,11 +321,11 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte
 				p[i] |= _PAGE_RW | _PAGE_DIRTY;
 				SetPageAnonExclusive(pfn_to_page(pte_pfn(p[i])));
 			}
-			return 0;
+			return WP_REUSED;
 		}
 	}
 	if (!copy)
-		return -EAGAIN;		/* the caller allocates and comes back */
+		return WP_NEED_COPY;
 	if (page)
 		memcpy(folio_address(copy), page_address(page), PAGE_SIZE);
 	else
@@ -331,7 +338,7 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte
 	} else {
 		atomic_long_inc(&vma->vm_mm->rss);	/* the zero page was not counted */
 	}
-	return 1;
+	return WP_COPIED;
 }
 
 /* The PTE-level fault on an anonymous (or private file COW) page. */
@@ -339,6 +346,7 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma,
 			    unsigned long addr, bool write)
 {
 	struct folio *copy = NULL, *old = NULL;
+	enum wp_result wp;
 	bool flush = false;
 	pte_t *pte;
 	int ret = 0;
@@ -363,9 +371,9 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma,
 			pte_unlock(mm);
 			break;		/* resolved meanwhile, or unmapped: retry from the top */
 		}
-		ret = do_wp_page(vma, addr, pte, copy, &old);
+		wp = do_wp_page(vma, addr, pte, copy, &old);
 		pte_unlock(mm);
-		if (ret == -EAGAIN && !copy) {
+		if (wp == WP_NEED_COPY) {
 			if (anon_vma_prepare(vma))
 				return -ENOMEM;
 			/* Not zeroed: do_wp_page fills it (a copy, or zeroes for the zero page). */
@@ -374,10 +382,9 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma,
 				return -ENOMEM;
 			continue;
 		}
-		if (ret == 1)
+		if (wp == WP_COPIED)
 			copy = NULL;
 		flush = true;
-		ret = 0;
 		break;
 	}
 	if (flush)
@@ -421,13 +428,15 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 		goto out;
 	}
 	if (!*pmd && write && pmd_fault_allowed(vma, addr)) {
-		ret = do_huge_pmd_anonymous_page(vma, addr);
-		if (ret <= 0)
+		vm_fault_t huge = do_huge_pmd_anonymous_page(vma, addr);
+
+		if (huge != VM_FAULT_FALLBACK) {
+			ret = huge == VM_FAULT_OOM ? -ENOMEM : 0;
 			goto out;
-		ret = 0;	/* fall back to PTEs */
+		}
 	}
 	if (pmd_leaf(*pmd)) {
-		if (write && !pte_write(*pmd) && do_huge_pmd_wp_page(vma, addr) == 0)
+		if (write && !pte_write(*pmd) && do_huge_pmd_wp_page(vma, addr) == VM_FAULT_DONE)
 			goto out;
 		if (pmd_leaf(*pmd))
 			goto out;	/* a read of a present PMD: nothing to do */

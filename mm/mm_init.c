@@ -47,7 +47,8 @@ static void alloc_node_mem_map(int nid)
 		pa = memblock_phys_alloc(ALIGN_UP(bytes, PAGE_SIZE), PAGE_SIZE);
 	}
 	if (!pa)
-		panic("node %d: cannot allocate %lu KiB for the memmap", nid, bytes >> 10);
+		panic("alloc_node_mem_map: cannot allocate %lu KiB for node %d's memmap",
+		      bytes >> 10, nid);
 	pgdat->node_start_pfn = start;
 	pgdat->node_spanned_pages = end - start;
 	pgdat->node_mem_map = __va(pa);

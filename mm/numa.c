@@ -1,15 +1,16 @@
 /*
  * The NUMA node model: nodes, their CPUs and memory ranges, distances,
- * HMAT numbers, tiers and allocation fallback order, assembled from what
- * drivers/acpi recorded and from the firmware memory map. Without a usable
- * SRAT there is one node with all memory and every CPU, as in Linux.
- * Generic code: it builds unchanged into the host tests. See docs/numa.md.
+ * HMAT numbers, tiers and allocation fallback order, assembled from the
+ * machine description the discovering code hands to numa_init() (struct
+ * numa_desc: what drivers/acpi learned and the firmware memory map).
+ * Without usable affinity (SRAT) there is one node with all memory and
+ * every CPU, as in Linux. Generic code: it builds unchanged into the host
+ * tests. See docs/numa.md.
  */
 #define pr_fmt(fmt) "numa: " fmt
 #include <quire/numa.h>
+#include <quire/numa_desc.h>
 #include <quire/percpu.h>
-#include <quire/acpi.h>
-#include <quire/bootinfo.h>
 #include <quire/gfp.h>
 #include <quire/kernel.h>
 #include <quire/printk.h>
@@ -20,9 +21,6 @@ int nr_node_ids;
 int nr_cpu_ids;
 static int cpu_node_map[MAX_CPUS];
 
-/* HMAT numbers are copied as they are. */
-_Static_assert(NUMA_HMAT_UNREACHABLE == ACPI_HMAT_UNREACHABLE, "unreachable differs");
-
 /* Scratch range lists. Static: the boot stack is only 16 KiB. */
 struct nid_range {
 	u64 start;
@@ -32,7 +30,7 @@ struct nid_range {
 
 #define NUMA_MAX_PIECES		256
 
-static struct nid_range avail[BOOT_MMAP_MAX];	/* firmware RAM, sorted, merged */
+static struct nid_range avail[NUMA_DESC_MAX_RAM];	/* firmware RAM, sorted, merged */
 static int nr_avail;
 static struct nid_range pieces[NUMA_MAX_PIECES];	/* SRAT memory ∩ avail */
 static int nr_pieces;
@@ -84,19 +82,19 @@ static void sort_ranges(struct nid_range *r, int n)
 }
 
 /* The available RAM of the firmware map, sorted, overlaps and neighbours merged. */
-static u64 collect_available(void)
+static u64 collect_available(const struct numa_desc *desc)
 {
-	u32 n = min(boot_info.nr_mmap, (u32)BOOT_MMAP_MAX);
+	int n = min(desc->nr_ram, NUMA_DESC_MAX_RAM);
 	u64 total = 0;
 	int out = 0;
 
 	nr_avail = 0;
-	for (u32 i = 0; i < n; i++) {
-		const struct boot_mem_region *r = &boot_info.mmap[i];
+	for (int i = 0; i < n; i++) {
+		const struct numa_desc_mem *r = &desc->ram[i];
 
-		if (r->type != BOOT_MEM_AVAILABLE || !r->len || r->base + r->len < r->base)
+		if (!r->length || r->base + r->length < r->base)
 			continue;
-		avail[nr_avail++] = (struct nid_range){ r->base, r->base + r->len, NUMA_NO_NODE };
+		avail[nr_avail++] = (struct nid_range){ r->base, r->base + r->length, NUMA_NO_NODE };
 	}
 	sort_ranges(avail, nr_avail);
 	for (int i = 0; i < nr_avail; i++) {
@@ -130,14 +128,14 @@ static void add_range(int nid, u64 start, u64 end)
  * (and SRAT is not used) when two nodes claim the same memory or when SRAT
  * leaves more than NUMA_UNCOVERED_MAX of RAM without a node, as Linux does.
  */
-static bool srat_memory(u64 avail_bytes)
+static bool srat_memory(const struct numa_desc *desc, u64 avail_bytes)
 {
 	u64 covered = 0;
 	int out = 0;
 
 	nr_pieces = 0;
-	for (int m = 0; m < acpi_srat.nr_mem; m++) {
-		const struct acpi_mem_affinity *a = &acpi_srat.mem[m];
+	for (int m = 0; m < min(desc->nr_mem, NUMA_DESC_MAX_MEM); m++) {
+		const struct numa_desc_mem *a = &desc->mem[m];
 		u64 mend = a->base + a->length;
 
 		for (int i = 0; i < nr_avail; i++) {
@@ -192,15 +190,15 @@ static void set_cpu_node(int cpu, int nid)
 	numa_nodes[nid].cpus |= 1ULL << cpu;
 }
 
-static void srat_cpus(void)
+static void srat_cpus(const struct numa_desc *desc)
 {
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		int d = acpi_srat.cpu_domain[cpu];
+		int d = desc->nr_cpus ? desc->cpu[cpu].domain : -1;
 
 		if (d < 0) {
-			if (acpi_madt.nr_cpus)	/* else MADT's absence was reported */
+			if (desc->nr_cpus)	/* else the missing CPU list was reported */
 				pr_warn("CPU %d (APIC id %u) is in no SRAT domain; put on node 0\n",
-					cpu, acpi_madt.apic_id[cpu]);
+					cpu, desc->cpu[cpu].apic_id);
 			d = 0;
 		}
 		set_cpu_node(cpu, d);
@@ -230,39 +228,46 @@ static void numa_dummy_init(void)
 		set_cpu_node(cpu, 0);
 }
 
-static u32 hmat_pick(int type, int fallback, int init, int target)
+/* The figure of this kind, else the "access" one standing for it. */
+static u32 hmat_pick(const struct numa_desc *desc, enum numa_perf_kind kind,
+		     enum numa_perf_kind fallback, int init, int target)
 {
-	u32 v = acpi_hmat.value[type][init][target];
+	u32 v = desc->perf[kind][init][target];
 
-	return v ? v : acpi_hmat.value[fallback][init][target];
+	return v ? v : desc->perf[fallback][init][target];
 }
 
-static void srat_distances_and_hmat(void)
+/* HMAT's figures for node n (domain i) as a target, from each initiator j. */
+static void srat_hmat(const struct numa_desc *desc, struct numa_node *n, int i, int nd)
 {
-	int nd = acpi_srat.nr_domains;
+	n->initiator = desc->initiator[i];
+	for (int j = 0; j < nd; j++) {
+		n->read_latency_ns[j] = hmat_pick(desc, NUMA_PERF_READ_LATENCY,
+						  NUMA_PERF_ACCESS_LATENCY, j, i);
+		n->write_latency_ns[j] = hmat_pick(desc, NUMA_PERF_WRITE_LATENCY,
+						   NUMA_PERF_ACCESS_LATENCY, j, i);
+		n->read_bandwidth_mbs[j] = hmat_pick(desc, NUMA_PERF_READ_BANDWIDTH,
+						     NUMA_PERF_ACCESS_BANDWIDTH, j, i);
+		n->write_bandwidth_mbs[j] = hmat_pick(desc, NUMA_PERF_WRITE_BANDWIDTH,
+						      NUMA_PERF_ACCESS_BANDWIDTH, j, i);
+	}
+}
 
-	if (!acpi_slit.present && nd > 1)
+static void srat_distances_and_hmat(const struct numa_desc *desc)
+{
+	int nd = min(desc->nr_domains, MAX_NUMNODES);
+
+	if (!desc->distance_present && nd > 1)
 		pr_warn("no usable SLIT; distances are %d local, %d remote\n",
 			LOCAL_DISTANCE, REMOTE_DISTANCE);
 	for (int i = 0; i < nd; i++) {
 		struct numa_node *n = &numa_nodes[i];
 
-		n->pxm = (int)acpi_srat.pxm[i];
-		for (int j = 0; j < nd && acpi_slit.present; j++)
-			n->distance[j] = acpi_slit.distance[i][j];
-		if (!acpi_hmat.present)
-			continue;
-		n->initiator = acpi_hmat.initiator[i];
-		for (int j = 0; j < nd; j++) {
-			n->read_latency_ns[j] = hmat_pick(ACPI_HMAT_READ_LATENCY,
-							  ACPI_HMAT_ACCESS_LATENCY, j, i);
-			n->write_latency_ns[j] = hmat_pick(ACPI_HMAT_WRITE_LATENCY,
-							   ACPI_HMAT_ACCESS_LATENCY, j, i);
-			n->read_bandwidth_mbs[j] = hmat_pick(ACPI_HMAT_READ_BANDWIDTH,
-							     ACPI_HMAT_ACCESS_BANDWIDTH, j, i);
-			n->write_bandwidth_mbs[j] = hmat_pick(ACPI_HMAT_WRITE_BANDWIDTH,
-							      ACPI_HMAT_ACCESS_BANDWIDTH, j, i);
-		}
+		n->pxm = (int)desc->pxm[i];
+		for (int j = 0; j < nd && desc->distance_present; j++)
+			n->distance[j] = desc->distance[i][j];
+		if (desc->perf_present)
+			srat_hmat(desc, n, i, nd);
 	}
 }
 
@@ -346,18 +351,18 @@ static void print_hmat(void)
 	}
 }
 
-void numa_init(void)
+void numa_init(const struct numa_desc *desc)
 {
 	u64 avail_bytes;
 	bool from_srat = false;
 	int nid;
 
 	numa_reset();
-	nr_cpu_ids = acpi_madt.nr_cpus ? acpi_madt.nr_cpus : 1;
-	avail_bytes = collect_available();
-	if (acpi_srat.present && srat_memory(avail_bytes)) {
-		srat_cpus();
-		srat_distances_and_hmat();
+	nr_cpu_ids = desc->nr_cpus > 0 ? min(desc->nr_cpus, MAX_CPUS) : 1;
+	avail_bytes = collect_available(desc);
+	if (desc->affinity_present && srat_memory(desc, avail_bytes)) {
+		srat_cpus(desc);
+		srat_distances_and_hmat(desc);
 		from_srat = true;
 	} else {
 		numa_dummy_init();
@@ -372,7 +377,7 @@ void numa_init(void)
 		build_fallback(nid);
 	for_each_online_node(nid)
 		numa_nodes[nid].tier = node_tier(nid);
-	if (from_srat && acpi_hmat.present)
+	if (from_srat && desc->perf_present)
 		print_hmat();
 }
 

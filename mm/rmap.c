@@ -65,7 +65,7 @@ void put_anon_vma(struct anon_vma *av)
 		struct anon_vma *root = av->root;
 
 		if (!list_empty(&av->chains))
-			panic("anon_vma %p freed with VMAs still linked", av);
+			panic("put_anon_vma: anon_vma %p freed with VMAs still linked", av);
 		kfree(av);
 		av = root == av ? NULL : root;
 	}
@@ -251,12 +251,12 @@ static void folio_add_ptes(struct folio *folio, struct page *page, int nr,
 	count_mm_cost(MM_COST_RMAP_CALLS);
 	if (!folio_test_large(folio)) {
 		if (nr != 1)
-			panic("rmap: %d PTEs for a small folio", nr);
+			panic("folio_add_ptes: %d PTEs for a small folio", nr);
 		atomic_inc(&page->_mapcount);
 		return;
 	}
 	if (page < folio_page(folio, 0) || page + nr > folio_page(folio, folio_nr_pages(folio)))
-		panic("rmap: pages %p+%d outside folio %p", page, nr, folio);
+		panic("folio_add_ptes: pages %p+%d outside folio %p", page, nr, folio);
 	atomic_add(pages_add_pte_maps(page, nr), &folio->_nr_pages_mapped);
 	atomic_add(nr, &folio->_large_mapcount);
 	folio_note_mapper(folio, vma->vm_mm);
@@ -266,7 +266,7 @@ static void folio_add_pmd(struct folio *folio, struct vm_area_struct *vma)
 {
 	count_mm_cost(MM_COST_RMAP_CALLS);
 	if (folio_order(folio) != HPAGE_PMD_ORDER)
-		panic("rmap: PMD mapping of an order-%u folio", folio_order(folio));
+		panic("folio_add_pmd: PMD mapping of an order-%u folio", folio_order(folio));
 	atomic_inc(&folio->_entire_mapcount);
 	atomic_inc(&folio->_large_mapcount);
 	folio_note_mapper(folio, vma->vm_mm);
@@ -290,7 +290,7 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 	unsigned long nr = folio_nr_pages(folio);
 
 	if (!vma->anon_vma)
-		panic("rmap: new anon folio in a VMA without anon_vma");
+		panic("folio_add_new_anon_rmap: new anon folio in a VMA without anon_vma");
 	set_page_flag((struct page *)folio, PG_anon);
 	set_page_flag((struct page *)folio, PG_swapbacked);
 	anon_vma_get(vma->anon_vma);

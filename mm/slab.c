@@ -465,7 +465,7 @@ struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
 		s = NULL;
 	}
 	if (!s && (flags & SLAB_PANIC))
-		panic("slab: cannot create cache %s", name ? name : "(unnamed)");
+		panic("kmem_cache_create: cannot create cache %s", name ? name : "(unnamed)");
 	return s;
 }
 
@@ -601,7 +601,7 @@ void kmem_cache_init(void)
 		return;
 	if (kmem_cache_setup(&kmem_cache_boot, "kmem_cache", sizeof(struct kmem_cache),
 			     0, SLAB_HWCACHE_ALIGN))
-		panic("slab: cannot set up the kmem_cache cache");
+		panic("kmem_cache_init: cannot set up the kmem_cache cache");
 	kmem_cache_boot.is_static = true;
 	kmalloc_init_caches();
 	slab_up = true;

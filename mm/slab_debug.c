@@ -14,12 +14,10 @@
 #define pr_fmt(fmt) "slab: " fmt
 #include "slab.h"
 #include <quire/kernel.h>
+#include <quire/ksyms.h>
 #include <quire/printk.h>
 #include <quire/stacktrace.h>
 #include <quire/string.h>
-#ifndef QUIRE_HOST
-#include <quire/ksyms.h>
-#endif
 
 /* The first byte in [p, p + n) that is not c, or NULL. */
 static const u8 *first_not(const void *p, u8 c, size_t n)
@@ -143,11 +141,7 @@ static void format_ip(char *buf, size_t len, unsigned long ip)
 		strscpy(buf, "(nobody yet)", len);
 		return;
 	}
-#ifdef QUIRE_HOST
-	snprintf(buf, len, "%#lx", ip);
-#else
 	ksym_format(buf, len, ip);
-#endif
 }
 
 static const char *state_name(u8 state)

@@ -5,7 +5,6 @@
  * that reads past a table's end either gets NULL here or trips ASan.
  */
 #include <quire/acpi.h>
-#include <quire/bootinfo.h>
 #include <quire/errno.h>
 #include <quire/printk.h>
 
@@ -17,9 +16,6 @@ static struct {
 	size_t len;
 } regions[HOST_ACPI_REGIONS];
 static int nr_regions;
-
-/* The kernel's boot_info lives in arch/x86_64; host tests fill this one. */
-__weak struct boot_info boot_info;
 
 void host_acpi_map_reset(void)
 {

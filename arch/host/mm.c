@@ -3,8 +3,7 @@
 #include <quire/mm.h>
 #include <quire/memblock.h>
 #include <quire/numa.h>
-#include <quire/acpi.h>
-#include <quire/bootinfo.h>
+#include <quire/numa_desc.h>
 #include <quire/string.h>
 #include <quire/errno.h>
 #include <asm/host_mm.h>
@@ -24,59 +23,50 @@ void host_topology_numa3(struct host_topology *topo, unsigned long mib_per_node)
 	topo->distance[1][2] = topo->distance[2][1] = 40;
 }
 
-/* Tell mm/numa.c about the machine the way drivers/acpi would. */
-static void describe_machine(const struct host_topology *topo)
+/* The machine as drivers/acpi and the firmware map would describe it. */
+static void describe_machine(const struct host_topology *topo, struct numa_desc *desc)
 {
 	phys_addr_t base = 0;
 	int cpu = 0;
 
-	acpi_reset();
-	memset(&boot_info, 0, sizeof(boot_info));
-	acpi_srat.present = true;
-	acpi_srat.nr_domains = topo->nr_nodes;
-	acpi_slit.present = true;
+	memset(desc, 0, sizeof(*desc));
+	desc->affinity_present = true;
+	desc->nr_domains = topo->nr_nodes;
+	desc->distance_present = true;
 	for (int n = 0; n < topo->nr_nodes; n++) {
 		unsigned long bytes = topo->mib[n] << 20;
 
-		acpi_srat.pxm[n] = (u32)n;
-		for (int c = 0; c < topo->cpus[n] && cpu < MAX_CPUS; c++) {
-			acpi_madt.apic_id[cpu] = (u32)cpu;
-			acpi_srat.cpu_domain[cpu++] = n;
-		}
+		desc->pxm[n] = (u32)n;
+		for (int c = 0; c < topo->cpus[n] && cpu < MAX_CPUS; c++, cpu++)
+			desc->cpu[cpu] = (struct numa_desc_cpu){ .apic_id = (u32)cpu, .domain = n };
 		if (bytes) {
-			struct acpi_mem_affinity *m = &acpi_srat.mem[acpi_srat.nr_mem++];
-			struct boot_mem_region *r = &boot_info.mmap[boot_info.nr_mmap++];
-
-			m->base = r->base = base;
-			m->length = r->len = bytes;
-			m->domain = n;
-			m->flags = ACPI_SRAT_MEM_ENABLED;
-			r->type = BOOT_MEM_AVAILABLE;
+			desc->mem[desc->nr_mem++] = (struct numa_desc_mem){ base, bytes, n };
+			numa_desc_add_ram(desc, base, bytes);
 			base += bytes;
 		}
 		for (int o = 0; o < topo->nr_nodes; o++) {
 			u8 d = topo->distance[n][o];
 
-			acpi_slit.distance[n][o] = d ? d : (n == o ? LOCAL_DISTANCE : REMOTE_DISTANCE);
+			desc->distance[n][o] = d ? d : (n == o ? LOCAL_DISTANCE : REMOTE_DISTANCE);
 		}
 	}
-	acpi_madt.present = true;
-	acpi_madt.nr_cpus = cpu;
+	desc->nr_cpus = cpu;
 	arena_size = base;
 }
 
 int host_mm_init(const struct host_topology *topo)
 {
+	static struct numa_desc desc;
 	void *arena;
 	int nid;
 
-	describe_machine(topo);
+	describe_machine(topo, &desc);
 	arena = mmap(NULL, arena_size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (arena == MAP_FAILED)
 		return -ENOMEM;
 	host_phys_base = arena;
-	numa_init();
+	numa_init(&desc);
 
 	memblock_reset();
 	for_each_online_node(nid)

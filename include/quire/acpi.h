@@ -1,7 +1,8 @@
 /*
  * ACPI: the firmware tables Quire reads to learn the machine (RSDP, RSDT or
  * XSDT, MADT, SRAT, SLIT, HMAT), with the field layouts of ACPI 6.5, and
- * what drivers/acpi records from them for mm/numa.c and SMP bring-up.
+ * what drivers/acpi records from them (handed to mm/numa.c as a struct
+ * numa_desc, and read by SMP and interrupt setup).
  * Everything on the firmware side is little-endian and unaligned, hence the
  * packed structures. See docs/numa.md.
  */
@@ -358,6 +359,13 @@ void acpi_parse_hmat(const struct acpi_table_header *table);
 
 /* The domain index of proximity domain pxm, or -1 when SRAT does not name it. */
 int acpi_pxm_to_domain(u32 pxm);
+
+struct numa_desc;
+/*
+ * Copy what acpi_init() recorded into desc for numa_init(): CPUs, affinity,
+ * distances and HMAT (everything but the firmware memory map).
+ */
+void acpi_numa_describe(struct numa_desc *desc);
 
 /*
  * Provided by the architecture: a pointer through which len bytes of

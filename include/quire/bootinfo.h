@@ -71,4 +71,12 @@ const char *boot_protocol_name(enum boot_protocol p);
 /* Total bytes of BOOT_MEM_AVAILABLE memory in the map. */
 u64 bootinfo_available_bytes(void);
 
+struct numa_desc;
+/*
+ * Put the map's BOOT_MEM_AVAILABLE ranges into desc as its usable RAM (for
+ * numa_init()). Each architecture provides it: arch/x86_64 from the
+ * loader's map, arch/host from the map a host test wrote into boot_info.
+ */
+void bootinfo_describe_ram(struct numa_desc *desc);
+
 #endif

@@ -125,20 +125,12 @@ __noreturn void ktest_skip(struct ktest *t, const char *fmt, ...) __printf(2, 3)
 
 /*
  * Run the suites named by spec ("all", or a comma-separated list) and print
- * KTAP. Returns the number of failed cases plus unknown suite names.
+ * KTAP. Returns the number of failed cases plus unknown suite names. Sets
+ * the trap crash and timer tick hooks (quire/arch_hooks.h): a case that
+ * crashes is reported and the next one runs; one that hangs is reported.
  */
 int ktest_run(const char *spec);
 /* The suites linked into the kernel. */
 const struct ktest_suite *ktest_suites(size_t *count);
-
-/*
- * Called by the exception handler after it printed its report: when a test
- * case is running, mark it crashed and continue with the next case (does not
- * return). Otherwise returns and the caller panics.
- */
-void ktest_recover_from_crash(const char *what);
-
-/* From the timer tick: report a case that seems hung, with every CPU's backtrace. */
-void ktest_watchdog_tick(void);
 
 #endif

@@ -47,11 +47,25 @@ void anon_vma_get(struct anon_vma *av);
 /* Queue a partially mapped large anon folio for splitting; take it off the queue. */
 void deferred_split_folio(struct folio *folio);
 void deferred_split_dequeue(struct folio *folio);
-/* A write fault in a PMD-aligned 2 MiB hole: 0 (mapped), 1 (fall back to PTEs), -errno. */
-int do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr);
-/* A write to a read-only PMD mapping: 0 (resolved), 1 (the PMD was split: retry by PTE). */
-int do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr);
-/* fork: copy one PMD mapping (both page-table locks held). 0, 1 (split it: copy by PTE), -ENOMEM. */
+/*
+ * What a fault handler for one page-table level did (Linux's vm_fault_t,
+ * the kinds Quire needs). handle_mm_fault turns it into 0 or -errno.
+ */
+typedef enum {
+	VM_FAULT_DONE,		/* handled here, or by a racing fault meanwhile */
+	VM_FAULT_FALLBACK,	/* not at this level: go on by PTEs */
+	VM_FAULT_OOM,		/* no memory for what the fault needs */
+} vm_fault_t;
+
+/* A write fault in a PMD-aligned 2 MiB hole: FALLBACK when no 2 MiB folio is to be had. */
+vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr);
+/* A write to a read-only PMD mapping: FALLBACK when the PMD was split (or is gone). */
+vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr);
+/*
+ * fork: copy one PMD mapping (both page-table locks held). 0 when it is
+ * copied, or split instead (a maybe-pinned folio): the source PMD then
+ * points to a page table whose PTEs the caller copies. -ENOMEM.
+ */
 int copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 		  pte_t *dst_pmd, pte_t *src_pmd, unsigned long addr);
 /* munmap of a whole PMD mapping (page-table lock held): the folio to put after the flush. */

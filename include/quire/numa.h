@@ -1,8 +1,10 @@
 /*
- * The NUMA node model, learned from ACPI (SRAT, SLIT, HMAT, MADT) by
- * drivers/acpi and assembled by mm/numa.c. Node ids are Quire's, dense from
- * 0, assigned in the order SRAT first names each proximity domain (as
- * Linux does); pxm keeps the ACPI number. See docs/numa.md.
+ * The NUMA node model, assembled by mm/numa.c from the machine description
+ * (quire/numa_desc.h) that the discovering code hands over: on x86-64,
+ * what drivers/acpi learned from SRAT, SLIT, HMAT and MADT, and the
+ * firmware memory map. Node ids are Quire's, dense from 0, assigned in the
+ * order SRAT first names each proximity domain (as Linux does); pxm keeps
+ * the ACPI number. See docs/numa.md.
  */
 #ifndef QUIRE_NUMA_H
 #define QUIRE_NUMA_H
@@ -80,12 +82,13 @@ int numa_node_id(void);
 /* The nearest node with memory to nid (itself if it has memory). */
 int numa_mem_id_of(int nid);
 
+struct numa_desc;
 /*
- * Build the model from what the ACPI parser recorded (or, without SRAT, one
- * node with all memory and every CPU) and the firmware memory map in
- * boot_info. Logs problems; never fails.
+ * Build the model from desc (without usable affinity, one node with all
+ * of desc's RAM and every CPU). desc is only read, and not kept. Logs
+ * problems; never fails.
  */
-void numa_init(void);
+void numa_init(const struct numa_desc *desc);
 /* The "numa: node ..." summary lines (docs/numa.md). */
 void numa_print_summary(void);
 

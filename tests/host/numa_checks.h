@@ -9,14 +9,20 @@
 #include "acpi_machine.h"
 #include <quire/gfp.h>
 #include <quire/numa.h>
+#include <quire/numa_desc.h>
 #include <quire/printk.h>
 
+/* As the kernel boots: parse the tables, describe the machine, build the model. */
 static __unused u64 run(void)
 {
+	static struct numa_desc desc;
 	u64 pos = printk_log_pos();
 
 	acpi_init();
-	numa_init();
+	memset(&desc, 0, sizeof(desc));
+	acpi_numa_describe(&desc);
+	bootinfo_describe_ram(&desc);
+	numa_init(&desc);
 	numa_print_summary();
 	return pos;
 }

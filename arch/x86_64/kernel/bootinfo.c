@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) "boot: " fmt
 #include <quire/bootinfo.h>
+#include <quire/numa_desc.h>
 #include <quire/printk.h>
 #include <quire/string.h>
 #include <quire/errno.h>
@@ -299,4 +300,14 @@ u64 bootinfo_available_bytes(void)
 		if (boot_info.mmap[i].type == BOOT_MEM_AVAILABLE)
 			total += boot_info.mmap[i].len;
 	return total;
+}
+
+void bootinfo_describe_ram(struct numa_desc *desc)
+{
+	u32 n = min(boot_info.nr_mmap, (u32)BOOT_MMAP_MAX);
+
+	desc->nr_ram = 0;
+	for (u32 i = 0; i < n; i++)
+		if (boot_info.mmap[i].type == BOOT_MEM_AVAILABLE)
+			numa_desc_add_ram(desc, boot_info.mmap[i].base, boot_info.mmap[i].len);
 }

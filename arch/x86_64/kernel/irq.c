@@ -14,7 +14,7 @@
 #include <quire/panic.h>
 #include <quire/errno.h>
 #include <quire/ksyms.h>
-#include <quire/ktest.h>
+#include <quire/arch_hooks.h>
 #include <quire/stacktrace.h>
 #include <quire/time.h>
 #include <quire/preempt.h>
@@ -45,11 +45,21 @@ u64 vector_count(u8 vector)
 	return __atomic_load_n(&vectors[vector].count, __ATOMIC_RELAXED);
 }
 
+static timer_tick_hook_t timer_tick_hook;
+
+void set_timer_tick_hook(timer_tick_hook_t hook)
+{
+	__atomic_store_n(&timer_tick_hook, hook, __ATOMIC_RELEASE);
+}
+
 static void timer_interrupt(struct pt_regs *regs, void *unused)
 {
+	timer_tick_hook_t hook = __atomic_load_n(&timer_tick_hook, __ATOMIC_ACQUIRE);
+
 	this_cpu()->timer_ticks++;
 	scheduler_tick();
-	ktest_watchdog_tick();
+	if (hook)
+		hook();
 }
 
 void handle_irq(struct pt_regs *regs)

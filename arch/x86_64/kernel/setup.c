@@ -22,11 +22,15 @@
 #include <quire/smp.h>
 #include <quire/acpi.h>
 #include <quire/numa.h>
+#include <quire/numa_desc.h>
 #include <quire/mm.h>
 #include <quire/mmap.h>
 #include <quire/process.h>
 
 void x86_64_start(u32 magic, u64 info_phys);
+
+/* The machine as ACPI and the loader describe it, for numa_init(). Static: it is ~5 KiB. */
+static struct numa_desc boot_numa_desc;
 
 void x86_64_start(u32 magic, u64 info_phys)
 {
@@ -44,7 +48,9 @@ void x86_64_start(u32 magic, u64 info_phys)
 	tsc_init();
 	/* The machine, from ACPI, while the early identity map still reaches it. */
 	acpi_init();
-	numa_init();
+	acpi_numa_describe(&boot_numa_desc);
+	bootinfo_describe_ram(&boot_numa_desc);
+	numa_init(&boot_numa_desc);
 	/* Physical memory: memblock, the direct map (the identity map goes), the buddy. */
 	x86_memblock_init();
 	init_direct_map();

@@ -3,7 +3,8 @@
  * (vectors 32-255) and NMIs go to arch/x86_64/kernel/irq.c. An exception is
  * fatal unless someone expected it:
  *   1. a fault_catch armed by the code that raised it, or
- *   2. a running test case (the test runner records a crash and goes on),
+ *   2. the crash hook (set by the test runner: a running test case is
+ *      recorded as crashed and the next one runs),
  * and otherwise the report is printed and the kernel panics.
  */
 #define pr_fmt(fmt) fmt
@@ -14,7 +15,7 @@
 #include <quire/panic.h>
 #include <quire/ksyms.h>
 #include <quire/stacktrace.h>
-#include <quire/ktest.h>
+#include <quire/arch_hooks.h>
 #include <quire/percpu.h>
 #include <quire/sched.h>
 #include <asm/irq.h>
@@ -23,6 +24,22 @@
 #include <quire/uaccess.h>
 #include <quire/process.h>
 #include <quire/errno.h>
+
+static trap_crash_hook_t trap_crash_hook;
+
+void set_trap_crash_hook(trap_crash_hook_t hook)
+{
+	__atomic_store_n(&trap_crash_hook, hook, __ATOMIC_RELEASE);
+}
+
+/* Returns only when there is no hook or the hook declined the crash. */
+static void call_trap_crash_hook(const char *what)
+{
+	trap_crash_hook_t hook = __atomic_load_n(&trap_crash_hook, __ATOMIC_ACQUIRE);
+
+	if (hook)
+		hook(what);
+}
 
 static const char *const names[32] = {
 	[X86_TRAP_DE] = "#DE Divide error",
@@ -229,8 +246,7 @@ void do_trap(struct pt_regs *regs)
 		user_exception(regs, cr2);	/* kills the process */
 	}
 	show_trap_report(regs, cr2);
-	/* A test case that crashed is reported as failed; the others still run. */
-	ktest_recover_from_crash(trap_name((unsigned)regs->vector));
+	call_trap_crash_hook(trap_name((unsigned)regs->vector));
 	panic("Fatal exception: %s in %s mode", trap_name((unsigned)regs->vector),
 	      user_mode(regs) ? "user" : "kernel");
 }

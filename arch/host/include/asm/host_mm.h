@@ -1,8 +1,9 @@
 /*
  * The host's stand-in for a machine: "physical memory" is one anonymous
  * mapping, laid out as nodes of the sizes a test asks for, described to
- * mm/numa.c exactly as the ACPI parser would (SRAT domains, SLIT distances,
- * CPUs per node), and then set up by the same mm_core_init() the kernel runs.
+ * mm/numa.c in a struct numa_desc exactly as drivers/acpi and the firmware
+ * map would (SRAT domains, SLIT distances, CPUs per node, the RAM), and
+ * then set up by the same mm_core_init() the kernel runs.
  */
 #ifndef ASM_HOST_MM_H
 #define ASM_HOST_MM_H
