@@ -252,7 +252,7 @@ test:
 	@scripts/deps.sh --for test
 	$(Q)$(MAKE) --no-print-directory kernel iso initrd $(HOST_TESTS)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/clang CC=clang LD=ld.lld kernel
-	$(Q)python3 -m unittest -q tests/qemu/test_runner.py tests/qemu/test_bench_plot.py
+	$(Q)python3 -m unittest -q tests/qemu/test_runner.py tests/qemu/test_bench_plot.py tests/qemu/test_check_docs.py
 	$(Q)python3 tests/qemu/runner.py --plan tests/plan.txt --jobs $(TEST_JOBS)
 
 # ---- benchmarks (make bench; never part of make test; docs/bench.md) ----
