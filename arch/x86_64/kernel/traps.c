@@ -22,6 +22,7 @@
 #include <asm/pgtable.h>
 #include <quire/mmap.h>
 #include <quire/uaccess.h>
+#include <quire/copy_mc.h>
 #include <quire/process.h>
 #include <quire/errno.h>
 
@@ -160,8 +161,10 @@ static bool do_user_page_fault(struct pt_regs *regs, u64 cr2)
 	unsigned int flags = 0;
 	int err;
 
+	const struct exception_table_entry *e = search_exception_tables(regs->rip);
+
 	if (cr2 >= USER_TOP || !t || !t->mm ||
-	    (!user_mode(regs) && !search_exception_tables(regs->rip)))
+	    (!user_mode(regs) && !(e && (e->type & EX_TYPE_UACCESS))))
 		return false;
 	if (regs->error_code & X86_PF_WRITE)
 		flags |= FAULT_FLAG_WRITE;
@@ -200,6 +203,35 @@ static void user_exception(struct pt_regs *regs, u64 cr2)
 	force_sig_fault(sig, addr, regs->rip, why);
 }
 
+/*
+ * An exception at an instruction of the exception table that may take it
+ * resumes at the entry's fixup: a user copy takes #PF and #GP (a bad user
+ * pointer: the copy returns short, the caller says -EFAULT); a machine-
+ * check-safe copy takes #MC, and the copy_mc test hook's page fault on a
+ * poisoned address (include/quire/copy_mc.h). Anything else is a bug.
+ */
+static bool fixup_exception(struct pt_regs *regs, u64 cr2)
+{
+	const struct exception_table_entry *e = search_exception_tables(regs->rip);
+	bool simulated = regs->vector == X86_TRAP_PF && copy_mc_test_poisoned(cr2);
+	unsigned long takes;
+
+	if (!e)
+		return false;
+	if (regs->vector == X86_TRAP_MC || simulated)
+		takes = EX_TYPE_MCE_SAFE;
+	else if (regs->vector == X86_TRAP_PF || regs->vector == X86_TRAP_GP)
+		takes = EX_TYPE_UACCESS;
+	else
+		return false;
+	if (!(e->type & takes))
+		return false;
+	if (takes == EX_TYPE_MCE_SAFE)
+		mce_recovered_in_copy(regs, cr2, simulated);
+	regs->rip = e->fixup;
+	return true;
+}
+
 void do_trap(struct pt_regs *regs)
 {
 	u64 cr2 = regs->vector == X86_TRAP_PF ? read_cr2() : 0;
@@ -236,12 +268,8 @@ void do_trap(struct pt_regs *regs)
 	if (regs->vector == X86_TRAP_PF && do_user_page_fault(regs, cr2))
 		return;
 	if (!user_mode(regs)) {
-		unsigned long fixup = search_exception_tables(regs->rip);
-
-		if (fixup) {		/* a user copy hit a bad pointer: -EFAULT */
-			regs->rip = fixup;
+		if (fixup_exception(regs, cr2))
 			return;
-		}
 	} else {
 		user_exception(regs, cr2);	/* kills the process */
 	}

@@ -73,4 +73,8 @@ void fault_catch_end(struct fault_catch *fc);
 #define fault_catch_begin(fc) (fault_catch_push(fc, -1), setjmp((fc)->env))
 #define fault_catch_begin_vector(fc, v) (fault_catch_push(fc, v), setjmp((fc)->env))
 
+struct pt_regs;
+/* A machine check (or the copy_mc test hook's) ended a safe copy (mce.c). */
+void mce_recovered_in_copy(const struct pt_regs *regs, unsigned long addr, bool simulated);
+
 #endif
