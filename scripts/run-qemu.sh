@@ -20,6 +20,8 @@
 #   TIMEOUT     seconds (may have a fraction) before QEMU is killed; unset, empty or 0: no limit [unset]
 #   GDB         1: gdb stub on tcp::1234, guest paused at start (-s -S) [0]
 #   QEMU        QEMU binary                                            [qemu-system-x86_64]
+#   QEMU_MONITOR  a path: QEMU's monitor on that unix socket (the test runner
+#               injects machine checks through it); unset: no extra monitor [unset]
 #
 # The serial console is this terminal (stdin/stdout), muxed with the QEMU
 # monitor as with -nographic: Ctrl-A x quits QEMU, Ctrl-A c switches to the
@@ -61,6 +63,9 @@ ISO=${ISO:-$BUILD/quire.iso}
 TIMEOUT=${TIMEOUT:-}
 GDB=${GDB:-0}
 QEMU=${QEMU:-qemu-system-x86_64}
+QEMU_MONITOR=${QEMU_MONITOR:-}
+monitor=none
+[ -z "$QEMU_MONITOR" ] || monitor="unix:$QEMU_MONITOR,server,nowait"
 
 OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.fd
 OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
@@ -189,7 +194,8 @@ cmd=(
     "${topo_args[@]}"
     # Serial console on the terminal, muxed with the monitor (Ctrl-A c).
     # Not -nographic: that also turns on SeaBIOS's serial console output.
-    -display none -serial mon:stdio -monitor none
+    -display none -serial mon:stdio
+    -monitor "$monitor"
     -no-reboot
     -device isa-debug-exit,iobase=0xf4,iosize=0x04
     # The whole exit status (0..255) comes through here first.

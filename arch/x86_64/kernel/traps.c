@@ -267,6 +267,26 @@ void do_trap(struct pt_regs *regs)
 	}
 	if (regs->vector == X86_TRAP_PF && do_user_page_fault(regs, cr2))
 		return;
+	if (regs->vector == X86_TRAP_MC) {
+		switch (do_machine_check(regs)) {
+		case MCE_CORRECTED:
+			return;
+		case MCE_RESUME_AT_FIXUP:
+			if (fixup_exception(regs, 0))
+				return;
+			break;
+		case MCE_KILL_USER:
+			local_irq_enable();
+			force_sig_fault(SIGBUS, 0, regs->rip,
+					"machine check: memory error consumed (BUS_MCEERR_AR)");
+		case MCE_FATAL:
+			break;
+		}
+		/* No crash hook: after a fatal machine check nothing may go on. */
+		show_trap_report(regs, cr2);
+		panic("do_trap: fatal machine check in %s mode (the banks are above)",
+		      user_mode(regs) ? "user" : "kernel");
+	}
 	if (!user_mode(regs)) {
 		if (fixup_exception(regs, cr2))
 			return;

@@ -31,6 +31,8 @@ __copy_mc_movsq:
 	ret
 4:	movq %rcx, %rax			/* stopped in the tail */
 	ret
+	.globl __copy_mc_movsq_end	/* for tests that aim a machine check at the copy */
+__copy_mc_movsq_end:
 	.size __copy_mc_movsq, . - __copy_mc_movsq
 	EX_ENTRY 1b, 3b, EX_TYPE_MCE_SAFE
 	EX_ENTRY 2b, 4b, EX_TYPE_MCE_SAFE
