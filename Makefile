@@ -4,7 +4,8 @@
 #   make iso          build/quire.iso: GRUB, boots on BIOS and UEFI, with the initrd
 #   make initrd       build/initrd.cpio: the programs of user/ (and EXTRA_INITRD=<dir>)
 #   make run          boot in QEMU (FIRMWARE=bios|uefi|direct, TOPOLOGY=numa3,
-#                     CMDLINE="...", QEMU_EXTRA="..."); exits with the guest's status
+#                     CMDLINE="...", QEMU_EXTRA="..."); a guest status N != 0 reads
+#                     "Error N" and make exits 2: scripts/run exits with N itself
 #   make gdb          boot paused and attach gdb with the kernel's symbols
 #   make test         every test; ends with "N passed, N failed"
 #   make test-host    only the host unit tests (ASan + UBSan), no QEMU
@@ -198,13 +199,25 @@ export FIRMWARE TOPOLOGY CMDLINE QEMU_EXTRA
 # another command line, gets it through INITRD.
 RUN_INITRD = $(if $(filter direct,$(FIRMWARE))$(CMDLINE),$(INITRD_IMG))
 
-run: $(KERNEL) $(INITRD_IMG) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
-	@scripts/deps.sh --for run
-	@KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) INITRD=$(RUN_INITRD) scripts/run-qemu.sh
+RUN_DEPS = $(KERNEL) $(INITRD_IMG) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
+RUN_ENV = KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) INITRD=$(RUN_INITRD)
 
-gdb: $(KERNEL) $(INITRD_IMG) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
+# make reports the guest's status as "Error N" and exits 2 itself;
+# scripts/run builds through run-prep, then exits with the guest's status.
+run: $(RUN_DEPS)
 	@scripts/deps.sh --for run
-	@KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) INITRD=$(RUN_INITRD) scripts/gdb.sh
+	@$(RUN_ENV) scripts/run-qemu.sh
+
+gdb: $(RUN_DEPS)
+	@scripts/deps.sh --for run
+	@$(RUN_ENV) scripts/gdb.sh
+
+# For scripts/run: build what make run needs; print what it passes to run-qemu.sh.
+.PHONY: run-prep run-env
+run-prep: $(RUN_DEPS)
+	@scripts/deps.sh --for run
+run-env:
+	@echo $(RUN_ENV)
 
 # ---- tests ----
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror \
