@@ -6,7 +6,7 @@
 #   make run          boot in QEMU (FIRMWARE=bios|uefi|direct, TOPOLOGY=numa3,
 #                     CMDLINE="...", QEMU_EXTRA="..."); a guest status N != 0 reads
 #                     "Error N" and make exits 2: scripts/run exits with N itself
-#   make gdb          boot paused and attach gdb with the kernel's symbols
+#   make gdb          boot paused and attach gdb with the kernel's symbols (GDB_ARGS="...")
 #   make test         every test; ends with "N passed, N failed"
 #   make test-host    only the host unit tests (ASan + UBSan), no QEMU
 #   make bench        benchmarks on the host and in QEMU: build/bench/results.csv
@@ -201,6 +201,8 @@ RUN_INITRD = $(if $(filter direct,$(FIRMWARE))$(CMDLINE),$(INITRD_IMG))
 
 RUN_DEPS = $(KERNEL) $(INITRD_IMG) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
 RUN_ENV = KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) INITRD=$(RUN_INITRD)
+# More arguments for gdb, e.g. GDB_ARGS="-batch -ex 'break start_kernel' -ex continue -ex bt".
+GDB_ARGS ?=
 
 # make reports the guest's status as "Error N" and exits 2 itself;
 # scripts/run builds through run-prep, then exits with the guest's status.
@@ -210,7 +212,7 @@ run: $(RUN_DEPS)
 
 gdb: $(RUN_DEPS)
 	@scripts/deps.sh --for run
-	@$(RUN_ENV) scripts/gdb.sh
+	@$(RUN_ENV) scripts/gdb.sh $(GDB_ARGS)
 
 # For scripts/run: build what make run needs; print what it passes to run-qemu.sh.
 .PHONY: run-prep run-env
