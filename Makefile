@@ -10,6 +10,7 @@
 #   make test         every test; ends with "N passed, N failed"
 #   make test-host    only the host unit tests (ASan + UBSan), no QEMU
 #   make bench        benchmarks on the host and in QEMU: build/bench/results.csv
+#                     (BENCH_ARGS="--only qemu-icount --bench rmap", BENCH_CMDLINE="...")
 #   make fuzz         the random mm sequence for millions of steps (FUZZ_SEEDS, FUZZ_STEPS)
 #   make check-docs   every relative link in the Markdown files leads somewhere (KTAP)
 #
@@ -279,8 +280,11 @@ BENCH_HOST_CFLAGS := $(filter-out -O% -fsanitize=% -fno-sanitize-recover=%,$(HOS
 BENCH_HOST_OBJS := $(patsubst %.c,$(BUILD)/bench/host/%.o,$(HOST_LIB_SRCS) kernel/kbench.c)
 BENCH_HOST_LIB := $(BUILD)/bench/host/libquire-bench.a
 HOST_BENCHES := $(patsubst tests/host/%.c,$(BUILD)/bench/host/%,$(wildcard tests/host/bench_*.c))
-# More options for scripts/bench.py, e.g. BENCH_ARGS="--only host".
+# More options for scripts/bench.py, e.g. BENCH_ARGS="--only host"; more
+# kernel options for the QEMU runs, after bench=..., e.g. BENCH_CMDLINE="rmap_batch=0"
+# (recorded with each row: a run replaces only rows with the same options).
 BENCH_ARGS ?=
+BENCH_CMDLINE ?=
 
 $(BUILD)/bench/host/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -299,7 +303,8 @@ $(BUILD)/bench/host/bench_%: tests/host/bench_%.c $(BENCH_HOST_LIB)
 # rows go to $(BUILD)/bench/results.csv, tables to the terminal.
 bench: $(KERNEL) $(HOST_BENCHES)
 	@scripts/deps.sh --for bench
-	$(Q)python3 scripts/bench.py --build $(BUILD) --kernel $(KERNEL) $(BENCH_ARGS) $(HOST_BENCHES)
+	$(Q)python3 scripts/bench.py --build $(BUILD) --kernel $(KERNEL) \
+		--cmdline "$(BENCH_CMDLINE)" $(BENCH_ARGS) $(HOST_BENCHES)
 
 # ---- make fuzz: the random mm sequence for millions of steps (never part of make test) ----
 # tests/host/test_mm_random.c built like the host benchmarks (-O2, no
