@@ -531,7 +531,7 @@ def panic_excerpt(lines):
         return lines[t:p + 1] if t is not None else lines[p:p + 10]
     end = t + 1
     while end < len(lines) and end - p < 30 and re.search(
-            r'\[<[0-9a-fA-F]+>\]|<TASK>|</TASK>|\S\+0x[0-9a-f]+', lines[end]):
+            r'\[<[0-9a-fA-F]+>\]|<TASK>|</TASK>|<user space|\S\+0x[0-9a-f]+', lines[end]):
         end += 1
     return lines[p:end]
 

@@ -144,7 +144,7 @@ void show_trap_report(const struct pt_regs *r, u64 cr2)
 		 (unsigned long long)r->r14, (unsigned long long)r->r15);
 	pr_emerg("CR0: %016llx CR3: %016llx CR4: %016llx\n", (unsigned long long)read_cr0(),
 		 (unsigned long long)read_cr3(), (unsigned long long)read_cr4());
-	show_stack_trace(r->rip, r->rbp);
+	show_regs_stack_trace(r);
 }
 
 void do_trap(struct pt_regs *regs);
