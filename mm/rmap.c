@@ -267,7 +267,8 @@ static void folio_add_pmd(struct folio *folio, struct vm_area_struct *vma)
 	count_mm_cost(MM_COST_RMAP_CALLS);
 	if (folio_order(folio) != HPAGE_PMD_ORDER)
 		panic("folio_add_pmd: PMD mapping of an order-%u folio", folio_order(folio));
-	atomic_inc(&folio->_entire_mapcount);
+	if (atomic_inc_return(&folio->_entire_mapcount) == 0 && folio_test_anon(folio))
+		mod_nr_anon_thps(1);
 	atomic_inc(&folio->_large_mapcount);
 	folio_note_mapper(folio, vma->vm_mm);
 }
@@ -421,7 +422,8 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_area_struct *vma)
 {
 	count_mm_cost(MM_COST_RMAP_CALLS);
-	atomic_dec(&folio->_entire_mapcount);
+	if (atomic_dec_return(&folio->_entire_mapcount) < 0 && folio_test_anon(folio))
+		mod_nr_anon_thps(-1);
 	atomic_dec(&folio->_large_mapcount);
 	folio_after_remove(folio);
 }

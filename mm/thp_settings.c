@@ -26,6 +26,7 @@ static enum thp_mode order_mode[HPAGE_PMD_ORDER + 1] = {
 
 static atomic_long_t thp_events[NR_THP_VM_EVENTS];
 static atomic_long_t mthp_stats[HPAGE_PMD_ORDER + 1][NR_MTHP_STAT_ITEMS];
+static atomic_long_t anon_thps_pmd_mapped;
 
 const char *const thp_vm_event_names[NR_THP_VM_EVENTS] = {
 	[THP_FAULT_ALLOC] = "thp_fault_alloc",
@@ -273,6 +274,16 @@ unsigned long mthp_stat_read(unsigned int order, enum mthp_stat_item item)
 	return order <= HPAGE_PMD_ORDER ? atomic_long_read(&mthp_stats[order][item]) : 0;
 }
 
+void mod_nr_anon_thps(long delta)
+{
+	atomic_long_add(delta, &anon_thps_pmd_mapped);
+}
+
+unsigned long nr_anon_thps(void)
+{
+	return atomic_long_read(&anon_thps_pmd_mapped);
+}
+
 int vmstat_show(char *buf, size_t size)
 {
 	static const struct { const char *name; int item; } stats[] = {
@@ -280,7 +291,7 @@ int vmstat_show(char *buf, size_t size)
 		{ "nr_user_pages", NR_USER_PAGES },
 		{ "nr_kernel_pages", NR_KERNEL_PAGES },
 	};
-	unsigned long anon_thp = mthp_stat_read(HPAGE_PMD_ORDER, MTHP_STAT_NR_ANON);
+	unsigned long anon_thp = nr_anon_thps();
 	int len = 0, nid;
 
 	for (size_t i = 0; i < ARRAY_SIZE(stats); i++) {

@@ -112,6 +112,13 @@ static inline void count_mthp_stat(unsigned int order, enum mthp_stat_item item)
 	mod_mthp_stat(order, item, 1);
 }
 unsigned long mthp_stat_read(unsigned int order, enum mthp_stat_item item);
+/*
+ * Anonymous folios mapped by at least one PMD (/proc/vmstat
+ * nr_anon_transparent_hugepages, Linux's NR_ANON_THPS): the rmap adds one
+ * when a folio's first PMD mapping appears and removes it with the last.
+ */
+void mod_nr_anon_thps(long delta);
+unsigned long nr_anon_thps(void);
 
 /*
  * /proc/vmstat: "name value\n" lines (memory counters summed over nodes,

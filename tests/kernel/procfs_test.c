@@ -531,6 +531,7 @@ static void pmd_mapped_thp(struct ktest *t)
 	struct mm_struct *mm;
 	char *blk = kmalloc(2048, GFP_KERNEL);
 	u64 *pm = kmalloc(HPAGE_PMD_NR * 8, GFP_KERNEL);
+	unsigned long before;
 	pte_t *pmd;
 	bool leaf;
 
@@ -539,6 +540,7 @@ static void pmd_mapped_thp(struct ktest *t)
 	thp_set_order_mode(HPAGE_PMD_ORDER, THP_INHERIT);
 	mm = mm_with_region(t, base, PMD_SIZE, PROT_READ | PROT_WRITE);
 	KASSERT_TRUE(t, mm != NULL);
+	before = nr_anon_thps();
 	KEXPECT_EQ(t, handle_mm_fault(mm, base + 12345, FAULT_FLAG_WRITE), 0);
 	thp_set_global_mode(saved);
 	thp_set_order_mode(HPAGE_PMD_ORDER, saved2m);
@@ -560,6 +562,13 @@ static void pmd_mapped_thp(struct ktest *t)
 		KEXPECT_EQ(t, smaps_kb(blk, "Pss:"), 2048);
 		KEXPECT_EQ(t, smaps_kb(blk, "Anonymous:"), 2048);
 		KEXPECT_EQ(t, smaps_kb(blk, "AnonHugePages:"), 2048);
+		/* nr_anon_transparent_hugepages counts PMD mappings: a split ends it. */
+		KEXPECT_EQ(t, nr_anon_thps(), before + 1);
+		down_write(&mm->mmap_lock);
+		KEXPECT_EQ(t, do_madvise(mm, base, PAGE_SIZE, MADV_DONTNEED), 0);
+		up_write(&mm->mmap_lock);
+		KEXPECT_EQ(t, nr_anon_thps(), before);
+		KEXPECT_FALSE(t, pmd_leaf(*pmd));
 	}
 	kfree(pm);
 	kfree(blk);
