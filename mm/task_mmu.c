@@ -95,8 +95,8 @@ static u64 pagemap_entry(unsigned long pfn)
 		return e;
 	if (!folio_test_anon(folio))
 		e |= PM_FILE;
-	if (page_mapcount(page) == 1 &&
-	    (!folio_test_large(folio) || !folio_maybe_mapped_shared(folio)))
+	/* Per page, as Linux: this page's PTEs plus the folio's PMDs, not the folio's state. */
+	if (page_mapcount(page) == 1)
 		e |= PM_MMAP_EXCLUSIVE;
 	return e;
 }
