@@ -101,6 +101,28 @@ unsigned long thp_vma_allowable_orders(unsigned long vm_flags)
 	return orders;
 }
 
+unsigned long thp_vma_suitable_orders(const struct vm_area_struct *vma, unsigned long orders)
+{
+	unsigned long suitable = 0;
+
+	for (unsigned int order = 0; order <= HPAGE_PMD_ORDER; order++) {
+		unsigned long size = PAGE_SIZE << order;
+
+		if (!(orders & (1UL << order)) || vma->vm_end - vma->vm_start < size)
+			continue;
+		if (ALIGN_DOWN(vma->vm_end - size, size) >= vma->vm_start)
+			suitable |= 1UL << order;
+	}
+	return suitable;
+}
+
+bool thp_vma_smaps_eligible(const struct vm_area_struct *vma)
+{
+	if (vma->vm_file || (vma->vm_flags & VM_SHARED))
+		return false;
+	return thp_vma_suitable_orders(vma, thp_vma_allowable_orders(vma->vm_flags)) != 0;
+}
+
 /* ---- sysfs text ---- */
 
 static int show_modes(char *buf, size_t size, enum thp_mode cur, bool with_inherit)

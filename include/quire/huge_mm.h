@@ -36,6 +36,17 @@ int thp_set_order_mode(unsigned int order, enum thp_mode mode);	/* -EINVAL: no s
  * may use, largest first in the caller's loop; 0 = order 0 only.
  */
 unsigned long thp_vma_allowable_orders(unsigned long vm_flags);
+/*
+ * The orders of `orders` for which vma holds at least one naturally
+ * aligned block (Linux's thp_vma_suitable_order, tried at the VMA's end).
+ */
+unsigned long thp_vma_suitable_orders(const struct vm_area_struct *vma, unsigned long orders);
+/*
+ * smaps' THPeligible (Linux 6.12's thp_vma_allowable_orders with
+ * TVA_SMAPS | TVA_ENFORCE_SYSFS): an anonymous private VMA for which some
+ * allowed size, 16 KiB .. 2 MiB, is suitable. File and shared VMAs: false.
+ */
+bool thp_vma_smaps_eligible(const struct vm_area_struct *vma);
 
 /*
  * sysfs text, Linux's format: "[always] madvise never" with the current

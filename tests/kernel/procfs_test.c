@@ -442,7 +442,7 @@ static void smaps_anon_region(struct ktest *t)
 {
 	struct mm_struct *mm = mm_with_region(t, BASE, NPAGES * PAGE_SIZE, PROT_READ | PROT_WRITE);
 	char *blk = kmalloc(2048, GFP_KERNEL), header[96];
-	enum thp_mode saved = thp_global_mode();
+	enum thp_mode saved = thp_global_mode(), saved64k = thp_order_mode(4);
 
 	KASSERT_TRUE(t, mm != NULL && blk != NULL);
 	for (int i = 0; i < 3; i++)
@@ -465,20 +465,29 @@ static void smaps_anon_region(struct ktest *t)
 	KEXPECT_EQ(t, smaps_kb(blk, "Referenced:"), 12);
 	KEXPECT_EQ(t, smaps_kb(blk, "Anonymous:"), 12);
 	KEXPECT_EQ(t, smaps_kb(blk, "AnonHugePages:"), 0);
-	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           1\n") != NULL);
+	/* Only 2 MiB is enabled (the defaults) and no 2 MiB block fits in 64 KiB. */
+	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           0\n") != NULL);
 	KEXPECT_TRUE(t, strstr(blk, "\nVmFlags: rd wr \n") != NULL);
-	/* THPeligible follows the settings and the VMA's flags. */
+	/* THPeligible follows the settings of every size, the VMA's flags and its room. */
+	thp_set_order_mode(4, THP_ALWAYS);
+	KASSERT_TRUE(t, smaps_block(mm, BASE, blk, 2048));
+	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           1\n") != NULL);
+	thp_set_order_mode(4, THP_MADVISE);
 	thp_set_global_mode(THP_NEVER);
 	KASSERT_TRUE(t, smaps_block(mm, BASE, blk, 2048));
 	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           0\n") != NULL);
-	thp_set_global_mode(THP_MADVISE);
 	down_write(&mm->mmap_lock);
 	KEXPECT_EQ(t, do_madvise(mm, BASE, NPAGES * PAGE_SIZE, MADV_HUGEPAGE), 0);
 	up_write(&mm->mmap_lock);
 	KASSERT_TRUE(t, smaps_block(mm, BASE, blk, 2048));
 	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           1\n") != NULL);
 	KEXPECT_TRUE(t, strstr(blk, "\nVmFlags: rd wr hg \n") != NULL);
+	thp_set_order_mode(4, THP_NEVER);
+	thp_set_global_mode(THP_MADVISE);
+	KASSERT_TRUE(t, smaps_block(mm, BASE, blk, 2048));
+	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           0\n") != NULL);
 	thp_set_global_mode(saved);
+	thp_set_order_mode(4, saved64k);
 	/* A buffer too small is cut and says so (the caller grows it). */
 	KEXPECT_EQ(t, smaps_show(mm, blk, 100), 99);
 	KEXPECT_EQ(t, strlen(blk), 99);
