@@ -140,9 +140,14 @@ static int show_modes(char *buf, size_t size, enum thp_mode cur, bool with_inher
 	return len;
 }
 
-/* "always", "always\n": the mode; -EINVAL for anything else. */
+/*
+ * Linux's sysfs_streq: the value ends at the first NUL or at len, one
+ * newline at its end is dropped ("madvise\n", "madvise\0x"); the mode, or
+ * -EINVAL for anything else ("madvise\n\n", "madvise\nx").
+ */
 static int parse_mode(const char *buf, size_t len, bool with_inherit)
 {
+	len = strnlen(buf, len);
 	if (len && buf[len - 1] == '\n')
 		len--;
 	for (int m = 0; m < (int)ARRAY_SIZE(mode_names); m++) {

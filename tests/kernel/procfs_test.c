@@ -87,6 +87,12 @@ static void thp_enabled_default_write_refuse(struct ktest *t)
 	KEXPECT_EQ(t, write_file(THP_DIR "/enabled", "never\n"), 6);	/* echo's newline */
 	read_file(THP_DIR "/enabled", buf, sizeof(buf));
 	KEXPECT_STREQ(t, buf, "always madvise [never]\n");
+	/* Linux's sysfs store: the value ends at a NUL; an empty write stores nothing. */
+	KEXPECT_EQ(t, thp_enabled_store("madvise\0x", 9), 0);
+	KEXPECT_EQ(t, thp_global_mode(), THP_MADVISE);
+	KEXPECT_EQ(t, thp_enabled_store("never\nx", 8), -EINVAL);
+	KEXPECT_EQ(t, write_file(THP_DIR "/enabled", ""), 0);
+	KEXPECT_EQ(t, thp_global_mode(), THP_MADVISE);
 	thp_set_global_mode(saved);
 }
 
