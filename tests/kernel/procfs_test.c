@@ -538,6 +538,66 @@ static void shared_with_fork_copy(struct ktest *t)
 	mmput(mm);
 }
 
+static int vma_count(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct vm_area_struct *v;
+	int n = 0;
+
+	list_for_each_entry(v, &mm->vmas, vm_list)
+		n += v->vm_start < end && v->vm_end > start;
+	return n;
+}
+
+/*
+ * Linux's VMA merging: mprotect, madvise and mmap join a VMA to compatible
+ * neighbours (same flags, contiguous, anon_vmas the same or one NULL while
+ * the neighbour has exactly one); the rmap still finds every folio.
+ */
+static void vmas_merge(struct ktest *t)
+{
+	const unsigned long len = NPAGES * PAGE_SIZE, end = BASE + len;
+	struct mm_struct *mm = mm_with_region(t, BASE, len, PROT_READ | PROT_WRITE);
+	struct mm_struct *child;
+
+	KASSERT_TRUE(t, mm != NULL);
+	for (unsigned long a = BASE; a < end; a += PAGE_SIZE)
+		KEXPECT_EQ(t, handle_mm_fault(mm, a, FAULT_FLAG_WRITE), 0);
+	down_write(&mm->mmap_lock);
+	KEXPECT_EQ(t, do_mprotect(mm, BASE + 4 * PAGE_SIZE, 4 * PAGE_SIZE, PROT_READ), 0);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end), 3);
+	KEXPECT_EQ(t, do_mprotect(mm, BASE + 4 * PAGE_SIZE, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE), 0);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end), 1);
+	/* The same protection again changes nothing and splits nothing. */
+	KEXPECT_EQ(t, do_mprotect(mm, BASE + PAGE_SIZE, PAGE_SIZE, PROT_READ | PROT_WRITE), 0);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end), 1);
+	KEXPECT_EQ(t, do_madvise(mm, BASE, 2 * PAGE_SIZE, MADV_DONTFORK), 0);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end), 2);
+	KEXPECT_EQ(t, do_madvise(mm, BASE, 2 * PAGE_SIZE, MADV_DOFORK), 0);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end), 1);
+	/* A new mapping joins a neighbour linked to one anon_vma. */
+	KEXPECT_EQ(t, do_mmap(mm, end, len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0), (long)end);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end + len), 1);
+	up_write(&mm->mmap_lock);
+	KEXPECT_EQ(t, mm_verify(), 0);
+	/* A fork child's VMA is linked to its parent's anon_vma too: a new neighbour stays apart. */
+	child = dup_mm(mm);
+	KASSERT_TRUE(t, child != NULL);
+	down_write(&child->mmap_lock);
+	KEXPECT_EQ(t, do_mmap(child, end + len, len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0), (long)(end + len));
+	KEXPECT_EQ(t, vma_count(child, BASE, end + 2 * len), 2);
+	/* Split and joined again, it keeps every chain: the pages stay reachable. */
+	KEXPECT_EQ(t, do_mprotect(child, BASE, 2 * PAGE_SIZE, PROT_READ), 0);
+	KEXPECT_EQ(t, do_mprotect(child, BASE, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE), 0);
+	KEXPECT_EQ(t, vma_count(child, BASE, end + len), 1);
+	up_write(&child->mmap_lock);
+	KEXPECT_EQ(t, handle_mm_fault(child, BASE, FAULT_FLAG_WRITE), 0);
+	KEXPECT_EQ(t, mm_verify(), 0);
+	mmput(child);
+	mmput(mm);
+}
+
 /* A PMD-mapped THP: 512 entries of consecutive frames, AnonHugePages 2 MiB. */
 static void pmd_mapped_thp(struct ktest *t)
 {
@@ -603,4 +663,5 @@ KTEST_SUITE(procfs,
 	    KTEST_CASE(pagemap_anon_pages),
 	    KTEST_CASE(smaps_anon_region),
 	    KTEST_CASE(shared_with_fork_copy),
+	    KTEST_CASE(vmas_merge),
 	    KTEST_CASE(pmd_mapped_thp));
