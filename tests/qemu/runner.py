@@ -62,10 +62,12 @@ import functools
 import os
 import re
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -861,8 +863,8 @@ def run_job(job, args):
         if 'kernel' in job.opts:
             env['KERNEL'] = job.opts['kernel']
         env['INITRD'] = job.opts.get('initrd', '')
-        if job.opts.get('mce') == 'inject':
-            env['QEMU_MONITOR'] = str(Path(args.log_dir).resolve() / f'{job.name}.monitor')
+        if job.opts.get('mce') == 'inject':   # short: a socket path has at most 107 bytes
+            env['QEMU_MONITOR'] = os.path.join(tempfile.mkdtemp(prefix='quire-mon-'), 'monitor')
         deadline = job.timeout + QEMU_GRACE
     elif job.kind == 'cmd':
         argv, deadline = ['/bin/sh', '-c', job.target], job.timeout
@@ -902,6 +904,8 @@ def run_job(job, args):
             reader.join(5)
         with _live_lock:
             _live.discard(proc)
+        if injector:
+            shutil.rmtree(os.path.dirname(env['QEMU_MONITOR']), ignore_errors=True)
         text = b''.join(chunks).decode('utf-8', 'replace')
         log.write(f'\n==== runner: {job.describe()}: exit status {rc}'
                   f'{" (killed by the runner: timeout)" if timed_out else ""}'
