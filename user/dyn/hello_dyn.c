@@ -6,6 +6,8 @@
  * auxiliary vector) and that libc works through the loader's mappings.
  */
 #define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
@@ -13,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ktap.h"
@@ -105,9 +109,13 @@ static void case_libc(void)
 
 static void case_tls_errno(void)
 {
+	struct timespec ts = { 0, 0 };
+
 	errno = 0;
 	CHECK(close(-1) == -1 && errno == EBADF);
-	ktap_report("tls_errno", NULL);
+	/* No vDSO (no AT_SYSINFO_EHDR): glibc makes the system call. */
+	CHECK(clock_gettime(CLOCK_MONOTONIC, &ts) == 0 && (ts.tv_sec || ts.tv_nsec));
+	ktap_report("tls_errno_clock", NULL);
 }
 
 static void case_fork(void)
@@ -123,14 +131,33 @@ static void case_fork(void)
 	ktap_report("fork_wait", NULL);
 }
 
+/* glibc's fork relies on it: the child finds its own tid at ctid. */
+static void case_clone_child_settid(void)
+{
+	static volatile int ctid;
+	int status = -1;
+	long pid;
+
+	ctid = -1;
+	pid = syscall(SYS_clone, CLONE_CHILD_SETTID | SIGCHLD, 0, NULL, &ctid, 0);
+	if (pid == 0)
+		_exit(ctid == syscall(SYS_gettid) ? 0 : 1);
+	CHECK(pid > 0);
+	CHECK(ctid == -1);	/* the parent's copy is untouched */
+	CHECK(waitpid((pid_t)pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ktap_report("clone_child_settid", NULL);
+}
+
 int main(int argc, char **argv, char **envp)
 {
-	ktap_begin("hello_dyn", 6);
+	ktap_begin("hello_dyn", 7);
 	case_args(argc, argv, envp);
 	case_auxv();
 	case_pie_base();
 	case_libc();
 	case_tls_errno();
 	case_fork();
+	case_clone_child_settid();
 	return ktap_finish();
 }
