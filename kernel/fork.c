@@ -69,6 +69,7 @@ long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	}
 	child->mm = mm;
 	child->cpus_allowed = parent->cpus_allowed;
+	child->mempolicy = parent->mempolicy;
 	arch_fork_frame(child, parent);
 	spin_lock(&process_lock);
 	child->parent = parent;
