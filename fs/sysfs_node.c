@@ -68,16 +68,6 @@ static u64 nodes_online(void)
 	return m;
 }
 
-static u64 nodes_with_memory(void)
-{
-	u64 m = 0;
-
-	for (int n = 0; n < MAX_NUMNODES; n++)
-		if (node_has_memory(n))
-			m |= 1ULL << n;
-	return m;
-}
-
 static u64 nodes_with_cpus(void)
 {
 	u64 m = 0;
@@ -176,7 +166,7 @@ int sysfs_node_init(struct pseudo_node *root)
 {
 	static const struct { const char *name; mask_fn fn; } node_lists[] = {
 		{ "possible", nodes_online }, { "online", nodes_online },
-		{ "has_memory", nodes_with_memory }, { "has_normal_memory", nodes_with_memory },
+		{ "has_memory", nodes_with_memory_mask }, { "has_normal_memory", nodes_with_memory_mask },
 		{ "has_cpu", nodes_with_cpus },
 	}, cpu_lists[] = {
 		{ "possible", cpus_online }, { "present", cpus_online }, { "online", cpus_online },

@@ -79,6 +79,7 @@ static long do_fork(int *set_tid, int *clear_tid)
 	child->cpus_allowed = parent->cpus_allowed;
 	child->set_child_tid = set_tid;
 	child->clear_child_tid = clear_tid;
+	child->mempolicy = parent->mempolicy;
 	arch_fork_frame(child, parent);
 	spin_lock(&process_lock);
 	child->parent = parent;

@@ -19,6 +19,7 @@
 #include <quire/time.h>
 #include <quire/smp.h>
 #include <quire/power.h>
+#include <quire/mempolicy.h>
 #include <quire/mmzone.h>
 #include <quire/numa.h>
 #include <quire/sched.h>
@@ -489,6 +490,8 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[273] = sys_set_robust_list,
 	[302] = sys_prlimit64,
 	[334] = sys_rseq,
+	[238] = sys_set_mempolicy,
+	[239] = sys_get_mempolicy,
 	[309] = sys_getcpu,
 	[319] = sys_memfd_create,
 	[318] = sys_getrandom,

@@ -10,6 +10,7 @@
  * never needs memory.
  */
 #define pr_fmt(fmt) "thp: " fmt
+#include <quire/mempolicy.h>
 #include <quire/huge_mm.h>
 #include <quire/rmap.h>
 #include <quire/mmap.h>
@@ -51,14 +52,15 @@ static void count_fault_fallback(void)
 	count_mthp_stat(HPAGE_PMD_ORDER, MTHP_STAT_ANON_FAULT_FALLBACK);
 }
 
-static struct folio *alloc_pmd_folio(void)
+/* A 2 MiB folio for haddr, on the node the memory policy says. */
+static struct folio *alloc_pmd_folio(unsigned long haddr)
 {
 	gfp_t gfp = __GFP_ZERO | __GFP_MOVABLE | __GFP_THISNODE | __GFP_NOWARN;
-	struct folio *folio = folio_alloc(gfp, HPAGE_PMD_ORDER, numa_mem_id_of(numa_node_id()));
+	struct folio *folio = mpol_folio_alloc(gfp, HPAGE_PMD_ORDER, haddr);
 
 	/* Short of 2 MiB blocks: split what the deferred queue holds, then try once more. */
 	if (!folio && deferred_split_scan(~0UL))
-		folio = folio_alloc(gfp, HPAGE_PMD_ORDER, numa_mem_id_of(numa_node_id()));
+		folio = mpol_folio_alloc(gfp, HPAGE_PMD_ORDER, haddr);
 	return folio;
 }
 
@@ -72,7 +74,7 @@ vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long 
 
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
-	folio = alloc_pmd_folio();
+	folio = alloc_pmd_folio(haddr);
 	table = folio ? alloc_pages(__GFP_ZERO | __GFP_NOWARN, 0) : NULL;
 	if (!table) {
 		if (folio)

@@ -30,6 +30,7 @@
 #include <quire/slab.h>
 #include <quire/fs.h>
 #include <quire/pagemap.h>
+#include <quire/mempolicy.h>
 
 static struct page *zero_page;
 
@@ -122,11 +123,10 @@ static pte_t mk_pte(struct vm_area_struct *vma, struct page *page, bool write)
 	return pfn_pte(page_to_pfn(page), write, vma->vm_flags & VM_EXEC);
 }
 
-/* A new order-0 anonymous folio, zeroed or a copy of src. */
-static struct folio *alloc_anon_page(struct page *src)
+/* A new order-0 anonymous folio for addr (where the policy says), zeroed or a copy of src. */
+static struct folio *alloc_anon_page(struct page *src, unsigned long addr)
 {
-	struct folio *folio = folio_alloc((src ? 0 : __GFP_ZERO) | __GFP_MOVABLE, 0,
-					  numa_node_id());
+	struct folio *folio = mpol_folio_alloc((src ? 0 : __GFP_ZERO) | __GFP_MOVABLE, 0, addr);
 
 	if (folio && src)
 		memcpy(folio_address(folio), page_address(src), PAGE_SIZE);
@@ -162,7 +162,7 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned
 	if (ret)
 		return ret;
 	if (write && !shared) {
-		copy = alloc_anon_page(folio_page(folio, 0));
+		copy = alloc_anon_page(folio_page(folio, 0), addr);
 		if (!copy) {
 			folio_put(folio);
 			return -ENOMEM;
@@ -224,15 +224,15 @@ static struct folio *alloc_anon_folio(struct vm_area_struct *vma, unsigned long 
 		if (start < vma->vm_start || start + PAGE_SIZE * nr > vma->vm_end ||
 		    !ptes_none(pte0 - ((addr - start) >> PAGE_SHIFT), nr))
 			continue;
-		folio = folio_alloc(__GFP_ZERO | __GFP_MOVABLE | __GFP_THISNODE | __GFP_NOWARN,
-				    order, numa_mem_id_of(numa_node_id()));
+		folio = mpol_folio_alloc(__GFP_ZERO | __GFP_MOVABLE | __GFP_THISNODE | __GFP_NOWARN,
+					 order, start);
 		if (folio) {
 			count_mthp_stat(order, MTHP_STAT_ANON_FAULT_ALLOC);
 			return folio;
 		}
 		count_mthp_stat(order, MTHP_STAT_ANON_FAULT_FALLBACK);
 	}
-	return alloc_anon_page(NULL);
+	return alloc_anon_page(NULL, addr);
 }
 
 /* A write to an anonymous page not mapped yet: a new folio. */
@@ -359,7 +359,7 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma,
 			if (anon_vma_prepare(vma))
 				return -ENOMEM;
 			/* Not zeroed: do_wp_page fills it (a copy, or zeroes for the zero page). */
-			copy = folio_alloc(__GFP_MOVABLE, 0, numa_node_id());
+			copy = mpol_folio_alloc(__GFP_MOVABLE, 0, addr);
 			if (!copy)
 				return -ENOMEM;
 			continue;

@@ -60,6 +60,17 @@ static inline bool node_has_memory(int nid)
 	return node_online(nid) && numa_nodes[nid].present_bytes > 0;
 }
 
+/* The nodes with memory, as a mask (bit n: node n). */
+static inline u64 nodes_with_memory_mask(void)
+{
+	u64 m = 0;
+
+	for (int n = 0; n < MAX_NUMNODES; n++)
+		if (node_has_memory(n))
+			m |= 1ULL << n;
+	return m;
+}
+
 static inline bool node_has_cpus(int nid)
 {
 	return node_online(nid) && numa_nodes[nid].cpus != 0;

@@ -15,6 +15,7 @@
 #ifndef QUIRE_SCHED_H
 #define QUIRE_SCHED_H
 
+#include <quire/mempolicy.h>
 #include <quire/types.h>
 #include <quire/list.h>
 #include <quire/atomic.h>
@@ -75,6 +76,7 @@ struct task {
 	struct files_struct *files;	/* open files and cwd (user processes) */
 	u64 sigmask;			/* blocked signals (rt_sigprocmask); inherited by fork */
 	u64 robust_list;		/* set_robust_list (recorded) */
+	struct mempolicy mempolicy;	/* set_mempolicy; inherited by fork (mm/mempolicy.c) */
 	/* The user's x87/SSE registers while switched out (fxsave format). */
 	u8 fpu_state[512] __attribute__((aligned(16)));
 };
