@@ -468,10 +468,26 @@ static bool check_pte(struct page_vma_mapped_walk *pvmw, pte_t pte)
 
 void page_vma_mapped_walk_done(struct page_vma_mapped_walk *pvmw)
 {
-	if (pvmw->locked)
-		pte_unlock(pvmw->vma->vm_mm);
+	if (pvmw->ptl)
+		spin_unlock(pvmw->ptl);
+	pvmw->ptl = NULL;
 	pvmw->locked = false;
 	pvmw->pte = pvmw->pmd = NULL;
+}
+
+/*
+ * A PMD leaf mapping the folio at pmd: true with its PMD lock held in
+ * pvmw->ptl. False: not this folio; -EAGAIN in *again: split meanwhile.
+ */
+static bool pvmw_lock_pmd(struct page_vma_mapped_walk *pvmw, pte_t *pmd, bool *again)
+{
+	pvmw->ptl = pmd_lock(pvmw->vma->vm_mm, pmd);
+	if (pmd_leaf(*pmd) && pfn_in_folio(pvmw, pmd_pfn(*pmd)))
+		return true;
+	*again = !pmd_leaf(*pmd) && *pmd;
+	spin_unlock(pvmw->ptl);
+	pvmw->ptl = NULL;
+	return false;
 }
 
 bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
@@ -489,35 +505,45 @@ bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
 
 		pvmw->pfn = folio_pfn(folio);
 		pvmw->nr_pages = folio_nr_pages(folio);
+		pvmw->ptl = NULL;
 		if (pvmw->address == (unsigned long)-EFAULT || pvmw->address < vma->vm_start)
 			return false;
 		end_pgoff = first + pvmw->nr_pages < last_page ? first + pvmw->nr_pages : last_page;
 		pvmw->end = vma->vm_start + ((end_pgoff - vma->vm_pgoff) << PAGE_SHIFT);
-		pte_lock(mm);
 		pvmw->locked = true;
 		addr = pvmw->address;
+	} else if (pvmw->pmd) {
+		/* Past the PMD mapping: its lock goes. */
+		addr = ALIGN_DOWN(pvmw->address, PMD_SIZE) + PMD_SIZE;
+		spin_unlock(pvmw->ptl);
+		pvmw->ptl = NULL;
 	} else {
-		addr = pvmw->address + (pvmw->pmd ? PMD_SIZE : PAGE_SIZE);
-		if (pvmw->pmd)
-			addr = ALIGN_DOWN(pvmw->address, PMD_SIZE) + PMD_SIZE;
+		addr = pvmw->address + PAGE_SIZE;	/* the PTE table's lock stays if addr is in it */
 	}
 	pvmw->pte = pvmw->pmd = NULL;
 	while (addr < pvmw->end) {
-		pte_t *pmd = pmd_lookup(mm->pgd, addr, false);
 		unsigned long block_end = ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE;
+		pte_t *pmd = pmd_lookup(mm->pgd, addr, false);
+		pte_t pmdval = pmd ? READ_ONCE(*pmd) : 0;
+		bool again = false;
 
-		if (!pmd || !*pmd) {
-			addr = block_end;
-			continue;
-		}
-		if (pmd_leaf(*pmd)) {
-			if (pfn_in_folio(pvmw, pmd_pfn(*pmd))) {
-				pvmw->pmd = pmd;
-				pvmw->address = ALIGN_DOWN(addr, PMD_SIZE);
-				return true;
+		if (!pvmw->ptl) {
+			if (!pmdval) {
+				addr = block_end;
+				continue;
 			}
-			addr = block_end;
-			continue;
+			if (pmd_leaf(pmdval)) {
+				if (pfn_in_folio(pvmw, pmd_pfn(pmdval)) && pvmw_lock_pmd(pvmw, pmd, &again)) {
+					pvmw->pmd = pmd;
+					pvmw->address = ALIGN_DOWN(addr, PMD_SIZE);
+					return true;
+				}
+				if (!again)
+					addr = block_end;
+				continue;
+			}
+			if (!pte_offset_map_lock(mm, pmd, addr, &pvmw->ptl))
+				continue;	/* a leaf now: look again */
 		}
 		for (; addr < pvmw->end && addr < block_end; addr += PAGE_SIZE) {
 			pte_t *pte = pte_offset(pmd, addr);
@@ -528,6 +554,8 @@ bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
 				return true;
 			}
 		}
+		spin_unlock(pvmw->ptl);
+		pvmw->ptl = NULL;
 	}
 	page_vma_mapped_walk_done(pvmw);
 	return false;
@@ -543,6 +571,8 @@ static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc)
 		return;
 	if (!rwc->locked)
 		down_read(&av->root->rwsem);
+	else
+		rwsem_assert_held(&av->root->rwsem);
 	list_for_each_entry(avc, &av->chains, same_anon_vma) {
 		unsigned long address = vma_address(avc->vma, folio->index, nr);
 
