@@ -178,18 +178,12 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	pte_t entry = *pmd & ~(pte_t)_PAGE_PSE;	/* bit 7 is PAT in a PTE */
 	pte_t *ptes;
 
-	/*
-	 * The new table's lock is not taken: no CPU can reach the table before
-	 * *pmd points to it, and a PTE walker rechecks *pmd under that lock.
-	 */
 	if (!table)
 		panic("__split_huge_pmd_locked: no page table deposited for the PMD at %#lx",
 		      haddr);
 	ptes = page_address(table);
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
 		ptes[i] = entry + (i << PAGE_SHIFT);
-	__atomic_store_n(pmd, page_to_phys(table) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER,
-			 __ATOMIC_RELEASE);	/* the PTEs above are visible first */
 	/* The PTE mappings first, so the folio never looks unmapped in between. */
 	if (rmap_batching) {
 		folio_add_anon_rmap_ptes(folio, page, HPAGE_PMD_NR, vma, haddr, RMAP_NONE);
@@ -200,6 +194,14 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	}
 	folio_remove_rmap_pmd(folio, page, vma);
 	folio_ref_add(folio, HPAGE_PMD_NR - 1);	/* one reference per PTE */
+	/*
+	 * The table last, its PTEs and the folio's counts complete: from here
+	 * on a fault may take the table's lock (not taken here: nobody can
+	 * reach the table before) and unmap or copy a page, and its rmap call
+	 * must find the PTE mapping counted.
+	 */
+	__atomic_store_n(pmd, page_to_phys(table) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER,
+			 __ATOMIC_RELEASE);
 	count_thp_event(THP_SPLIT_PMD);
 }
 
