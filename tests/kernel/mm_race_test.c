@@ -101,7 +101,10 @@ static void run_round(struct ktest *t, struct race *r, const int cpus[2])
 		kthread_join(th[i]);
 }
 
-static void race_begin(struct ktest *t, struct thp_ctx *c, struct race *r, int cpus[2])
+/* Set up a case: its CPUs, its mm (r->mm, NULL when out of memory), what each thread does. */
+static void race_begin(struct ktest *t, struct thp_ctx *c, struct race *r, int cpus[2],
+		       void (*step0)(struct race *, int, unsigned long),
+		       void (*step1)(struct race *, int, unsigned long))
 {
 	if (nr_cpus_online < 2 || !pick_cpus(cpus))
 		ktest_skip(t, "needs two CPUs on nodes with memory");
@@ -109,6 +112,9 @@ static void race_begin(struct ktest *t, struct thp_ctx *c, struct race *r, int c
 	memset(r, 0, sizeof(*r));
 	r->addr = AREA;
 	r->start_ns = ktime_get_ns();
+	r->mm = thpt_new_mm(c);
+	r->step[0] = step0;
+	r->step[1] = step1;
 }
 
 /*
@@ -167,10 +173,8 @@ static void two_faults_on_one_empty_block(struct ktest *t)
 	struct race r;
 	int cpus[2], pmds = 0;
 
-	race_begin(t, &c, &r, cpus);
-	r.mm = thpt_new_mm(&c);
+	race_begin(t, &c, &r, cpus, fault_one, fault_one);
 	CHECK(t, r.mm != NULL);
-	r.step[0] = r.step[1] = fault_one;
 	for (r.round = 0; more_rounds(&r); r.round++) {
 		long rss = 0;
 
@@ -221,12 +225,9 @@ static void fault_races_munmap(struct ktest *t)
 	struct race r;
 	int cpus[2];
 
-	race_begin(t, &c, &r, cpus);
-	thp_set_order_mode(4, THP_ALWAYS);	/* 64 KiB folios too, besides the PMD */
-	r.mm = thpt_new_mm(&c);
+	race_begin(t, &c, &r, cpus, fault_block, unmap_block);
 	CHECK(t, r.mm != NULL);
-	r.step[0] = fault_block;
-	r.step[1] = unmap_block;
+	thp_set_order_mode(4, THP_ALWAYS);	/* 64 KiB folios too, besides the PMD */
 	for (r.round = 0; more_rounds(&r); r.round++) {
 		CHECK_EQ(t, thpt_map_anon(r.mm, r.addr, LEN), r.addr);
 		/* Block kinds 0..3: THP allowed or not, a PTE table first (the zero page) or none. */
@@ -274,11 +275,8 @@ static void write_fault_races_split_huge_pmd(struct ktest *t)
 	struct mm_struct *child;
 	int cpus[2];
 
-	race_begin(t, &c, &r, cpus);
-	r.mm = thpt_new_mm(&c);
+	race_begin(t, &c, &r, cpus, split_block, write_block);
 	CHECK(t, r.mm != NULL);
-	r.step[0] = split_block;
-	r.step[1] = write_block;
 	for (r.round = 0; more_rounds(&r); r.round++) {
 		CHECK_EQ(t, thpt_map_anon(r.mm, r.addr, LEN), r.addr);
 		CHECK_EQ(t, thpt_fault_range(r.mm, r.addr, LEN), 0);
