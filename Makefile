@@ -4,11 +4,13 @@
 #   make iso          build/quire.iso: GRUB, boots on BIOS and UEFI, with the initrd
 #   make initrd       build/initrd.cpio: the programs of user/ (and EXTRA_INITRD=<dir>)
 #   make run          boot in QEMU (FIRMWARE=bios|uefi|direct, TOPOLOGY=numa3,
-#                     CMDLINE="...", QEMU_EXTRA="..."); exits with the guest's status
-#   make gdb          boot paused and attach gdb with the kernel's symbols
+#                     CMDLINE="...", QEMU_EXTRA="..."); a guest status N != 0 reads
+#                     "Error N" and make exits 2: scripts/run exits with N itself
+#   make gdb          boot paused and attach gdb with the kernel's symbols (GDB_ARGS="...")
 #   make test         every test; ends with "N passed, N failed"
 #   make test-host    only the host unit tests (ASan + UBSan), no QEMU
 #   make bench        benchmarks on the host and in QEMU: build/bench/results.csv
+#                     (BENCH_ARGS="--only qemu-icount --bench rmap", BENCH_CMDLINE="...")
 #   make fuzz         the random mm sequence for millions of steps (FUZZ_SEEDS, FUZZ_STEPS)
 #   make check-docs   every relative link in the Markdown files leads somewhere (KTAP)
 #
@@ -198,13 +200,27 @@ export FIRMWARE TOPOLOGY CMDLINE QEMU_EXTRA
 # another command line, gets it through INITRD.
 RUN_INITRD = $(if $(filter direct,$(FIRMWARE))$(CMDLINE),$(INITRD_IMG))
 
-run: $(KERNEL) $(INITRD_IMG) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
-	@scripts/deps.sh --for run
-	@KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) INITRD=$(RUN_INITRD) scripts/run-qemu.sh
+RUN_DEPS = $(KERNEL) $(INITRD_IMG) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
+RUN_ENV = KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) INITRD=$(RUN_INITRD)
+# More arguments for gdb, e.g. GDB_ARGS="-batch -ex 'break start_kernel' -ex continue -ex bt".
+GDB_ARGS ?=
 
-gdb: $(KERNEL) $(INITRD_IMG) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
+# make reports the guest's status as "Error N" and exits 2 itself;
+# scripts/run builds through run-prep, then exits with the guest's status.
+run: $(RUN_DEPS)
 	@scripts/deps.sh --for run
-	@KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) INITRD=$(RUN_INITRD) scripts/gdb.sh
+	@$(RUN_ENV) scripts/run-qemu.sh
+
+gdb: $(RUN_DEPS)
+	@scripts/deps.sh --for run
+	@$(RUN_ENV) scripts/gdb.sh $(GDB_ARGS)
+
+# For scripts/run: build what make run needs; print what it passes to run-qemu.sh.
+.PHONY: run-prep run-env
+run-prep: $(RUN_DEPS)
+	@scripts/deps.sh --for run
+run-env:
+	@echo $(RUN_ENV)
 
 # ---- tests ----
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror \
@@ -264,8 +280,11 @@ BENCH_HOST_CFLAGS := $(filter-out -O% -fsanitize=% -fno-sanitize-recover=%,$(HOS
 BENCH_HOST_OBJS := $(patsubst %.c,$(BUILD)/bench/host/%.o,$(HOST_LIB_SRCS) kernel/kbench.c)
 BENCH_HOST_LIB := $(BUILD)/bench/host/libquire-bench.a
 HOST_BENCHES := $(patsubst tests/host/%.c,$(BUILD)/bench/host/%,$(wildcard tests/host/bench_*.c))
-# More options for scripts/bench.py, e.g. BENCH_ARGS="--only host".
+# More options for scripts/bench.py, e.g. BENCH_ARGS="--only host"; more
+# kernel options for the QEMU runs, after bench=..., e.g. BENCH_CMDLINE="rmap_batch=0"
+# (recorded with each row: a run replaces only rows with the same options).
 BENCH_ARGS ?=
+BENCH_CMDLINE ?=
 
 $(BUILD)/bench/host/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -284,7 +303,8 @@ $(BUILD)/bench/host/bench_%: tests/host/bench_%.c $(BENCH_HOST_LIB)
 # rows go to $(BUILD)/bench/results.csv, tables to the terminal.
 bench: $(KERNEL) $(HOST_BENCHES)
 	@scripts/deps.sh --for bench
-	$(Q)python3 scripts/bench.py --build $(BUILD) --kernel $(KERNEL) $(BENCH_ARGS) $(HOST_BENCHES)
+	$(Q)python3 scripts/bench.py --build $(BUILD) --kernel $(KERNEL) \
+		--cmdline "$(BENCH_CMDLINE)" $(BENCH_ARGS) $(HOST_BENCHES)
 
 # ---- make fuzz: the random mm sequence for millions of steps (never part of make test) ----
 # tests/host/test_mm_random.c built like the host benchmarks (-O2, no

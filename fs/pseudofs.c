@@ -320,6 +320,8 @@ static ssize_t pseudo_write(struct file *f, const void *buf, size_t count, loff_
 	char *copy;
 	int err;
 
+	if (!count)
+		return 0;	/* an empty write stores nothing (Linux's sysfs_kf_write) */
 	count = min(count, (size_t)PAGE_SIZE - 1);
 	copy = kmalloc(count + 1, GFP_KERNEL);
 	if (!copy)

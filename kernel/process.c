@@ -104,6 +104,7 @@ struct task *process_spawn(const char *name, const void *elf, size_t size,
 	}
 	/* Once running user code, the image copy is no longer needed: freed at exit. */
 	t->arg = a;
+	sched_take_pid_1(t);	/* the first process the kernel starts is pid 1 */
 	wake_up_process(t);
 	return t;
 }

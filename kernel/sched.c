@@ -34,7 +34,11 @@ struct rq {
 static struct rq runqueues[MAX_CPUS];
 static LIST_HEAD(sleepers);		/* tasks in schedule_timeout, by sleep_list */
 static volatile u8 sched_lock;
-static int next_tid = 1;
+/* Task ids, as Linux's pids: 1 is kept for the first process (sched_take_pid_1). */
+#define FIRST_PROCESS_TID 1
+static int next_tid = FIRST_PROCESS_TID + 1;
+static bool pid_1_taken;
+static long nr_tasks;			/* allocated and not yet freed: sysinfo's procs */
 
 struct task *switch_to(struct task *prev, struct task *next);
 void kthread_trampoline(void);
@@ -376,11 +380,26 @@ static struct task *alloc_task(const char *name, int node, bool with_stack)
 	INIT_LIST_HEAD(&t->run_list);
 	INIT_LIST_HEAD(&t->children);
 	INIT_LIST_HEAD(&t->sibling);
+	__atomic_fetch_add(&nr_tasks, 1, __ATOMIC_RELAXED);
 	return t;
+}
+
+bool sched_take_pid_1(struct task *t)
+{
+	if (__atomic_exchange_n(&pid_1_taken, true, __ATOMIC_RELAXED))
+		return false;
+	t->tid = FIRST_PROCESS_TID;
+	return true;
+}
+
+long sched_nr_tasks(void)
+{
+	return __atomic_load_n(&nr_tasks, __ATOMIC_RELAXED);
 }
 
 static void free_task(struct task *t)
 {
+	__atomic_fetch_sub(&nr_tasks, 1, __ATOMIC_RELAXED);
 	__free_pages(virt_to_page(t->stack), KERNEL_STACK_ORDER);
 	kfree(t);
 }

@@ -19,6 +19,10 @@
 #include <quire/time.h>
 #include <quire/smp.h>
 #include <quire/power.h>
+#include <quire/mmzone.h>
+#include <quire/numa.h>
+#include <quire/sched.h>
+#include <quire/uapi/sysinfo.h>
 #include <asm/ptrace.h>
 #include <asm/cpu.h>
 
@@ -213,6 +217,30 @@ static long sys_uname(u64 ubuf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return copy_to_user((void *)ubuf, &u, sizeof(u)) ? -EFAULT : 0;
 }
 
+/*
+ * sysinfo(2): memory in bytes (mem_unit 1, as Linux gives it on 64-bit),
+ * uptime rounded up to a second, every task in procs (kernel threads
+ * too, as Linux counts nr_threads). No swap, no highmem, no load average
+ * yet (loads 0); sharedram and bufferram 0: no shmem, no buffer cache.
+ */
+static long sys_sysinfo(u64 uinfo, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct sysinfo si = { .mem_unit = 1 };
+	u64 ns = ktime_get_ns();
+	long tasks = sched_nr_tasks();
+	int nid;
+
+	_Static_assert(sizeof(struct sysinfo) == 112, "Linux's x86-64 struct sysinfo");
+	for_each_online_node(nid) {
+		si.totalram += (node_page_state(nid, NR_PRESENT_PAGES) -
+				node_page_state(nid, NR_RESERVED_PAGES)) * PAGE_SIZE;
+		si.freeram += node_page_state(nid, NR_FREE_PAGES) * PAGE_SIZE;
+	}
+	si.uptime = (long)((ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
+	si.procs = (u16)min(tasks, 65535L);
+	return copy_to_user((void *)uinfo, &si, sizeof(si)) ? -EFAULT : 0;
+}
+
 static long sys_getrandom(u64 ubuf, u64 len, u64 flags, u64 a3, u64 a4, u64 a5)
 {
 	static u64 state = 0x5157495245ULL;
@@ -364,6 +392,7 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[62] = sys_kill,
 	[60] = sys_exit,
 	[63] = sys_uname,
+	[99] = sys_sysinfo,
 	[72] = sys_fcntl,
 	[80] = sys_chdir,
 	[83] = sys_mkdir,

@@ -1,15 +1,16 @@
 /* User-memory copies on top of copy_user_generic (include/quire/uaccess.h). */
 #include <quire/uaccess.h>
 #include <quire/errno.h>
+#include <quire/copy_mc.h>
 
 extern const struct exception_table_entry __start___ex_table[], __stop___ex_table[];
 
-unsigned long search_exception_tables(unsigned long rip)
+const struct exception_table_entry *search_exception_tables(unsigned long rip)
 {
 	for (const struct exception_table_entry *e = __start___ex_table; e < __stop___ex_table; e++)
 		if (e->insn == rip)
-			return e->fixup;
-	return 0;
+			return e;
+	return NULL;
 }
 
 unsigned long copy_from_user(void *dst, const void *usrc, unsigned long len)
@@ -24,6 +25,13 @@ unsigned long copy_to_user(void *udst, const void *src, unsigned long len)
 	if (!access_ok(udst, len))
 		return len;
 	return copy_user_generic(udst, src, len);
+}
+
+unsigned long copy_mc_to_user(void *udst, const void *src, size_t len)
+{
+	if (!access_ok(udst, len))
+		return len;
+	return __copy_mc_to_user(udst, src, len);
 }
 
 long strncpy_from_user(char *dst, const char *usrc, long max)

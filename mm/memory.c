@@ -6,8 +6,10 @@
  *     largest enabled order that fits (a 2 MiB folio by one PMD, or a
  *     16 KiB..1 MiB folio by a run of PTEs), falling back order by order
  *     down to one page;
- *   - a write to a read-only anonymous page reuses it when this process is
- *     its only user, and copies the one page otherwise (copy-on-write);
+ *   - a write to a read-only anonymous page reuses it when it is
+ *     exclusive, or a small folio this process alone maps; otherwise it
+ *     copies the one page (copy-on-write; a page of a large folio shared
+ *     since fork is always copied, as on Linux 6.12);
  *   - file pages come from the page cache (filemap.c);
  *   - anything outside a VMA, or against its permissions, is -EFAULT, which
  *     the caller turns into SIGSEGV.
@@ -280,12 +282,13 @@ enum wp_result {
 
 /*
  * A write to a present, read-only PTE of a writable private VMA. An
- * anonymous page this process owns alone (PageAnonExclusive, or a folio
- * with no other user) becomes writable in place; for a large folio owned
- * alone, its whole run of PTEs here does in one go. Anything else (a page
- * shared since fork, a page-cache page, the zero page) is copied into copy.
- * PTE-table lock held; returns with it held. *old_out: the folio whose
- * reference the caller drops after the TLB flush.
+ * anonymous page marked PageAnonExclusive becomes writable in place, and
+ * so does a small anonymous folio this process owns alone. A page of a
+ * large folio that is not exclusive (shared since fork, even when the
+ * other process has gone) is copied, as Linux 6.12's
+ * wp_can_reuse_anon_folio does; so is anything else (a page-cache page,
+ * the zero page). PTE-table lock held; returns with it held. *old_out:
+ * the folio whose reference the caller drops after the TLB flush.
  */
 static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte,
 				 struct folio *copy, struct folio **old_out)
@@ -294,33 +297,12 @@ static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 	struct page *page = is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
 	struct folio *folio = page ? page_folio(page) : NULL;
 
-	if (folio && folio_test_anon(folio)) {
-		if (PageAnonExclusive(page)) {
-			*pte |= _PAGE_RW | _PAGE_DIRTY;
-			return WP_REUSED;
-		}
-		if (folio_mapped_by_us_only(folio)) {
-			/* Ours alone: every PTE of the folio in this run becomes writable. */
-			unsigned long first = (addr & PAGE_MASK) -
-					      ((page - folio_page(folio, 0)) << PAGE_SHIFT);
-			pte_t *p = pte - (page - folio_page(folio, 0));
-			int nr = 1;
-
-			if (folio_test_large(folio) && first >= vma->vm_start &&
-			    ALIGN_DOWN(first, PMD_SIZE) == ALIGN_DOWN(addr, PMD_SIZE) &&
-			    first + folio_size(folio) <= vma->vm_end && pte_pfn(*p) == folio_pfn(folio))
-				nr = folio_pte_batch(folio, p, *p, (int)folio_nr_pages(folio));
-			if (nr < (int)folio_nr_pages(folio)) {
-				p = pte;
-				nr = 1;
-				first = addr;
-			}
-			for (int i = 0; i < nr; i++) {
-				p[i] |= _PAGE_RW | _PAGE_DIRTY;
-				SetPageAnonExclusive(pfn_to_page(pte_pfn(p[i])));
-			}
-			return WP_REUSED;
-		}
+	if (folio && folio_test_anon(folio) &&
+	    (PageAnonExclusive(page) ||
+	     (!folio_test_large(folio) && folio_mapped_by_us_only(folio)))) {
+		*pte |= _PAGE_RW | _PAGE_DIRTY;
+		SetPageAnonExclusive(page);
+		return WP_REUSED;
 	}
 	if (!copy)
 		return WP_NEED_COPY;

@@ -1,6 +1,7 @@
 /*
  * Address spaces and their VMAs: creation and teardown, lookup, mmap,
- * munmap with VMA splitting, mprotect, madvise, brk. The VMAs are kept in a
+ * munmap with VMA splitting, mprotect, madvise, brk, and merging adjacent
+ * compatible VMAs after mmap, brk and flag changes (vma_merge). The VMAs are kept in a
  * list sorted by address, for ordered walks, and mirrored in a sorted array
  * that find_vma searches in O(log n). Changes rebuild the array (O(n), as
  * the list insertion already is); lookups, which faults do, are the hot
@@ -195,6 +196,82 @@ static int split_vma(struct vm_area_struct *v, unsigned long addr)
 	return 0;
 }
 
+static struct vm_area_struct *vma_prev(struct vm_area_struct *v)
+{
+	return v->vm_list.prev == &v->vm_mm->vmas ? NULL :
+	       list_entry(v->vm_list.prev, struct vm_area_struct, vm_list);
+}
+
+static struct vm_area_struct *vma_next(struct vm_area_struct *v)
+{
+	return v->vm_list.next == &v->vm_mm->vmas ? NULL :
+	       list_entry(v->vm_list.next, struct vm_area_struct, vm_list);
+}
+
+/*
+ * Linux 6.12's is_mergeable_anon_vma: src's anon_vma may join tgt when they
+ * are the same, or when one is NULL and tgt is linked to exactly one
+ * anon_vma. So a VMA that fork linked to its parent's anon_vmas, and an
+ * unfaulted tgt next to a faulted src, are not merged.
+ */
+static bool anon_vma_mergeable(struct anon_vma *src, struct vm_area_struct *tgt)
+{
+	if ((!src || !tgt->anon_vma) && tgt->anon_vma_chain.next != &tgt->anon_vma_chain &&
+	    tgt->anon_vma_chain.next->next == &tgt->anon_vma_chain)
+		return true;
+	return src == tgt->anon_vma;
+}
+
+/* Can adjacent lo and hi be one VMA, tgt (lo or hi) the one the other joins? */
+static bool vmas_mergeable(struct vm_area_struct *lo, struct vm_area_struct *hi,
+			   struct vm_area_struct *tgt)
+{
+	struct vm_area_struct *src = tgt == lo ? hi : lo;
+
+	return lo->vm_end == hi->vm_start && lo->vm_flags == hi->vm_flags &&
+	       lo->vm_file == hi->vm_file &&
+	       lo->vm_pgoff + ((lo->vm_end - lo->vm_start) >> PAGE_SHIFT) == hi->vm_pgoff &&
+	       anon_vma_mergeable(src->anon_vma, tgt);
+}
+
+/* lo grows over hi, which is freed. */
+static void vma_merge_pair(struct vm_area_struct *lo, struct vm_area_struct *hi)
+{
+	struct mm_struct *mm = lo->vm_mm;
+
+	vma_rmap_merge(lo, hi);
+	if (hi->vm_file)
+		fput(hi->vm_file);
+	list_del(&hi->vm_list);
+	mm->map_count--;
+	kfree(hi);
+	vma_index_update(mm);
+}
+
+/*
+ * Linux's vma_merge for v, just mapped or just given new flags: v joins
+ * its neighbours where they are compatible (same flags, same file and
+ * contiguous offsets, anon_vma_mergeable); joining both also needs prev's
+ * and next's anon_vmas to be the same or one NULL. Returns the VMA that
+ * now holds v's range. mmap_lock held for writing.
+ */
+static struct vm_area_struct *vma_merge(struct vm_area_struct *v)
+{
+	struct vm_area_struct *prev = vma_prev(v), *next = vma_next(v);
+	bool left = prev && vmas_mergeable(prev, v, prev);
+	bool right = next && vmas_mergeable(v, next, next);
+
+	if (left && right && prev->anon_vma && next->anon_vma && prev->anon_vma != next->anon_vma)
+		right = false;
+	if (right)
+		vma_merge_pair(v, next);
+	if (left) {
+		vma_merge_pair(prev, v);
+		v = prev;
+	}
+	return v;
+}
+
 /*
  * After an unmap: free the page tables of the 2 MiB blocks in or around
  * [start, end) that no VMA uses any more. They are unhooked first, the TLB
@@ -334,7 +411,10 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	vm_flags = prot_to_vm_flags(prot) | (type == MAP_SHARED ? VM_SHARED : 0);
 	err = file ? insert_vma_file(mm, addr, addr + len, vm_flags, file, pgoff) :
 		     insert_vma(mm, addr, addr + len, vm_flags);
-	return err ? err : (long)addr;
+	if (err)
+		return err;
+	vma_merge(find_vma(mm, addr));
+	return (long)addr;
 }
 
 unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
@@ -355,28 +435,40 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
 			return mm->brk;		/* would run into a mapping (and its guard) */
 		if (insert_vma(mm, old_end, new_end, VM_READ | VM_WRITE))
 			return mm->brk;
+		/* The heap grows as one VMA; it never joins the program's segments. */
+		next = find_vma(mm, old_end);
+		if (vma_prev(next) && vma_prev(next)->vm_start >= mm->start_brk)
+			vma_merge(next);
 	}
 	mm->brk = brk;
 	return brk;
 }
 
 /*
- * Walk the VMAs covering [start, end), splitting the first and last at the
- * range's ends, and call fn on each. Like Linux, a hole ends the walk with
- * -ENOMEM after the VMAs before it were handled.
+ * Give each VMA covering [start, end) the flags (old & ~clear) | set: a
+ * VMA whose flags change is split at the range's ends, changed (its
+ * entries too, for mprotect), then merged with its neighbours (vma_merge);
+ * one whose flags stay is left whole, as Linux's mprotect_fixup and
+ * madvise_update_vma do. Like Linux, a hole ends the walk with -ENOMEM
+ * after the VMAs before it were handled.
  */
-static int for_each_vma_in_range(struct mm_struct *mm, unsigned long start, unsigned long end,
-				 void (*fn)(struct vm_area_struct *v, unsigned long arg),
-				 unsigned long arg)
+static int modify_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
+			    unsigned long clear, unsigned long set, bool protection)
 {
 	unsigned long addr = start;
 
 	while (addr < end) {
 		struct vm_area_struct *v = find_vma(mm, addr);
+		unsigned long flags;
 		int err;
 
 		if (!v || v->vm_start > addr)
 			return -ENOMEM;
+		flags = (v->vm_flags & ~clear) | set;
+		if (flags == v->vm_flags) {
+			addr = v->vm_end;
+			continue;
+		}
 		if (v->vm_start < addr) {
 			err = split_vma(v, addr);
 			if (err)
@@ -388,16 +480,13 @@ static int for_each_vma_in_range(struct mm_struct *mm, unsigned long start, unsi
 			if (err)
 				return err;
 		}
-		fn(v, arg);
+		v->vm_flags = flags;
+		if (protection)
+			change_protection(v, v->vm_start, v->vm_end);
 		addr = v->vm_end;
+		vma_merge(v);
 	}
 	return 0;
-}
-
-static void set_protection(struct vm_area_struct *v, unsigned long vm_flags)
-{
-	v->vm_flags = (v->vm_flags & ~(VM_READ | VM_WRITE | VM_EXEC)) | vm_flags;
-	change_protection(v, v->vm_start, v->vm_end);
 }
 
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot)
@@ -411,12 +500,13 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, un
 		return -ENOMEM;
 	if (end == start)
 		return 0;
-	return for_each_vma_in_range(mm, start, end, set_protection, prot_to_vm_flags(prot));
+	return modify_vma_flags(mm, start, end, VM_READ | VM_WRITE | VM_EXEC,
+				prot_to_vm_flags(prot), true);
 }
 
 /*
  * Call fn (when given) on the part of each VMA inside [start, end), without
- * splitting any; like for_each_vma_in_range, a hole ends the walk with
+ * splitting any; like modify_vma_flags, a hole ends the walk with
  * -ENOMEM after the VMAs before it were handled.
  */
 static int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long end,
@@ -435,16 +525,6 @@ static int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned
 		addr = v->vm_end;
 	}
 	return 0;
-}
-
-static void set_vm_flag(struct vm_area_struct *v, unsigned long flag)
-{
-	v->vm_flags |= flag;
-}
-
-static void clear_vm_flag(struct vm_area_struct *v, unsigned long flag)
-{
-	v->vm_flags &= ~flag;
 }
 
 int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice)
@@ -467,16 +547,14 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 		/* Zaps the pages, never splits a VMA (one call per page stays one VMA). */
 		return for_each_vma_part(mm, start, end, unmap_region);
 	case MADV_DONTFORK:
-		return for_each_vma_in_range(mm, start, end, set_vm_flag, VM_DONTCOPY);
+		return modify_vma_flags(mm, start, end, 0, VM_DONTCOPY, false);
 	case MADV_DOFORK:
-		return for_each_vma_in_range(mm, start, end, clear_vm_flag, VM_DONTCOPY);
+		return modify_vma_flags(mm, start, end, VM_DONTCOPY, 0, false);
 	case MADV_HUGEPAGE:
 		/* Which folio sizes a fault may use (thp_vma_allowable_orders). */
-		for_each_vma_in_range(mm, start, end, clear_vm_flag, VM_NOHUGEPAGE);
-		return for_each_vma_in_range(mm, start, end, set_vm_flag, VM_HUGEPAGE);
+		return modify_vma_flags(mm, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE, false);
 	case MADV_NOHUGEPAGE:
-		for_each_vma_in_range(mm, start, end, clear_vm_flag, VM_HUGEPAGE);
-		return for_each_vma_in_range(mm, start, end, set_vm_flag, VM_NOHUGEPAGE);
+		return modify_vma_flags(mm, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE, false);
 	default:
 		return -EINVAL;
 	}

@@ -223,6 +223,55 @@ void vma_rmap_unlock(struct vm_area_struct *vma)
 		up_write(&vma->vm_file->f_mapping->i_mmap_rwsem);
 }
 
+static bool vma_links_anon_vma(struct vm_area_struct *vma, struct anon_vma *av)
+{
+	struct anon_vma_chain *avc;
+
+	list_for_each_entry(avc, &vma->anon_vma_chain, same_vma)
+		if (avc->anon_vma == av)
+			return true;
+	return false;
+}
+
+void vma_rmap_merge(struct vm_area_struct *lo, struct vm_area_struct *hi)
+{
+	struct anon_vma *av = lo->anon_vma ? lo->anon_vma : hi->anon_vma;
+	struct anon_vma_chain *avc, *n;
+	LIST_HEAD(drop);
+
+	if (lo->vm_file != hi->vm_file || lo->vm_end != hi->vm_start ||
+	    (lo->anon_vma && hi->anon_vma && lo->anon_vma != hi->anon_vma))
+		panic("vma_rmap_merge: VMAs %p and %p cannot be merged", lo, hi);
+	/* Every anon_vma linked to lo or hi shares av's root, and so its lock. */
+	if (lo->vm_file)
+		down_write(&lo->vm_file->f_mapping->i_mmap_rwsem);
+	if (av)
+		anon_vma_lock_write(av);
+	lo->vm_end = hi->vm_end;
+	list_for_each_entry_safe(avc, n, &hi->anon_vma_chain, same_vma) {
+		if (vma_links_anon_vma(lo, avc->anon_vma)) {
+			list_del(&avc->same_anon_vma);
+			list_move_tail(&avc->same_vma, &drop);
+		} else {
+			avc->vma = lo;
+			list_move_tail(&avc->same_vma, &lo->anon_vma_chain);
+		}
+	}
+	lo->anon_vma = av;
+	hi->anon_vma = NULL;
+	if (hi->vm_file)
+		list_del(&hi->shared);
+	if (av)
+		anon_vma_unlock_write(av);
+	if (lo->vm_file)
+		up_write(&lo->vm_file->f_mapping->i_mmap_rwsem);
+	list_for_each_entry_safe(avc, n, &drop, same_vma) {
+		list_del(&avc->same_vma);
+		put_anon_vma(avc->anon_vma);
+		kfree(avc);
+	}
+}
+
 /* ---- i_mmap ---- */
 
 void vma_link_file(struct vm_area_struct *vma)
@@ -307,7 +356,8 @@ static void folio_add_pmd(struct folio *folio, struct vm_area_struct *vma)
 {
 	count_mm_cost(MM_COST_RMAP_CALLS);
 	VM_BUG_ON_FOLIO(folio_order(folio) != HPAGE_PMD_ORDER, folio);
-	atomic_inc(&folio->_entire_mapcount);
+	if (atomic_inc_return(&folio->_entire_mapcount) == 0 && folio_test_anon(folio))
+		mod_nr_anon_thps(1);
 	atomic_inc(&folio->_large_mapcount);
 	folio_note_mapper(folio, vma->vm_mm);
 }
@@ -461,7 +511,8 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_area_struct *vma)
 {
 	count_mm_cost(MM_COST_RMAP_CALLS);
-	atomic_dec(&folio->_entire_mapcount);
+	if (atomic_dec_return(&folio->_entire_mapcount) < 0 && folio_test_anon(folio))
+		mod_nr_anon_thps(-1);
 	atomic_dec(&folio->_large_mapcount);
 	folio_after_remove(folio);
 }

@@ -103,8 +103,8 @@ static u64 pagemap_entry(unsigned long pfn)
 		return e;
 	if (!folio_test_anon(folio))
 		e |= PM_FILE;
-	if (page_mapcount(page) == 1 &&
-	    (!folio_test_large(folio) || !folio_maybe_mapped_shared(folio)))
+	/* Per page, as Linux: this page's PTEs plus the folio's PMDs, not the folio's state. */
+	if (page_mapcount(page) == 1)
 		e |= PM_MMAP_EXCLUSIVE;
 	return e;
 }
@@ -289,7 +289,7 @@ static int show_kb(char *buf, size_t size, const char *name, unsigned long bytes
 static int show_vma(char *buf, size_t size, struct mm_struct *mm, struct vm_area_struct *v)
 {
 	struct smaps_walk s = { .w = { .pte = smaps_pte, .pmd = smaps_pmd } };
-	bool thp = thp_vma_allowable_orders(v->vm_flags) & (1UL << HPAGE_PMD_ORDER);
+	bool thp = thp_vma_smaps_eligible(v);
 	int len;
 
 	walk_range(mm, v->vm_start, v->vm_end, &s.w);

@@ -26,6 +26,7 @@ static enum thp_mode order_mode[HPAGE_PMD_ORDER + 1] = {
 
 static atomic_long_t thp_events[NR_THP_VM_EVENTS];
 static atomic_long_t mthp_stats[HPAGE_PMD_ORDER + 1][NR_MTHP_STAT_ITEMS];
+static atomic_long_t anon_thps_pmd_mapped;
 
 const char *const thp_vm_event_names[NR_THP_VM_EVENTS] = {
 	[THP_FAULT_ALLOC] = "thp_fault_alloc",
@@ -100,6 +101,28 @@ unsigned long thp_vma_allowable_orders(unsigned long vm_flags)
 	return orders;
 }
 
+unsigned long thp_vma_suitable_orders(const struct vm_area_struct *vma, unsigned long orders)
+{
+	unsigned long suitable = 0;
+
+	for (unsigned int order = 0; order <= HPAGE_PMD_ORDER; order++) {
+		unsigned long size = PAGE_SIZE << order;
+
+		if (!(orders & (1UL << order)) || vma->vm_end - vma->vm_start < size)
+			continue;
+		if (ALIGN_DOWN(vma->vm_end - size, size) >= vma->vm_start)
+			suitable |= 1UL << order;
+	}
+	return suitable;
+}
+
+bool thp_vma_smaps_eligible(const struct vm_area_struct *vma)
+{
+	if (vma->vm_file || (vma->vm_flags & VM_SHARED))
+		return false;
+	return thp_vma_suitable_orders(vma, thp_vma_allowable_orders(vma->vm_flags)) != 0;
+}
+
 /* ---- sysfs text ---- */
 
 static int show_modes(char *buf, size_t size, enum thp_mode cur, bool with_inherit)
@@ -117,9 +140,14 @@ static int show_modes(char *buf, size_t size, enum thp_mode cur, bool with_inher
 	return len;
 }
 
-/* "always", "always\n": the mode; -EINVAL for anything else. */
+/*
+ * Linux's sysfs_streq: the value ends at the first NUL or at len, one
+ * newline at its end is dropped ("madvise\n", "madvise\0x"); the mode, or
+ * -EINVAL for anything else ("madvise\n\n", "madvise\nx").
+ */
 static int parse_mode(const char *buf, size_t len, bool with_inherit)
 {
+	len = strnlen(buf, len);
 	if (len && buf[len - 1] == '\n')
 		len--;
 	for (int m = 0; m < (int)ARRAY_SIZE(mode_names); m++) {
@@ -273,6 +301,16 @@ unsigned long mthp_stat_read(unsigned int order, enum mthp_stat_item item)
 	return order <= HPAGE_PMD_ORDER ? atomic_long_read(&mthp_stats[order][item]) : 0;
 }
 
+void mod_nr_anon_thps(long delta)
+{
+	atomic_long_add(delta, &anon_thps_pmd_mapped);
+}
+
+unsigned long nr_anon_thps(void)
+{
+	return atomic_long_read(&anon_thps_pmd_mapped);
+}
+
 int vmstat_show(char *buf, size_t size)
 {
 	static const struct { const char *name; int item; } stats[] = {
@@ -280,7 +318,7 @@ int vmstat_show(char *buf, size_t size)
 		{ "nr_user_pages", NR_USER_PAGES },
 		{ "nr_kernel_pages", NR_KERNEL_PAGES },
 	};
-	unsigned long anon_thp = mthp_stat_read(HPAGE_PMD_ORDER, MTHP_STAT_NR_ANON);
+	unsigned long anon_thp = nr_anon_thps();
 	int len = 0, nid;
 
 	for (size_t i = 0; i < ARRAY_SIZE(stats); i++) {

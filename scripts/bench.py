@@ -10,14 +10,17 @@ Runs, in this order,
                instruction, deterministic (and single-threaded TCG)
 collects every "bench-csv: benchmark,case,folio_size,mode,metric,value,unit"
 line, puts the environment into `case` (an empty case becomes the
-environment, any other becomes ENV/case), and writes them to
-BUILD/bench/results.csv. A new run replaces the rows of the same benchmark
-and case and keeps everything else. Then it prints one table per benchmark
+environment, any other becomes ENV/case), adds the run's extra kernel
+options (--cmdline, appended to bench=...; empty for host runs) and the
+tree's `git describe --always --dirty`, and writes them to
+BUILD/bench/results.csv. A new run replaces the rows of the same benchmark,
+case and options and keeps everything else, so runs with other options stay
+side by side (shown as ENV[OPTIONS]). Then it prints one table per benchmark
 and environment: rows = folio size, columns = per mode, and the gain. The
 rmap benchmark gets a table of its own: rows = operation and folio layout,
 columns = per-page, batched and their ratio for each metric.
 
-  scripts/bench.py [--only host,qemu-tcg,qemu-icount] [--bench all] HOSTBIN...
+  scripts/bench.py [--only host,qemu-tcg,qemu-icount] [--bench all] [--cmdline OPTS] HOSTBIN...
   scripts/bench.py --show [--markdown]     tables from results.csv, no runs
   scripts/bench.py --plot                  plots from results.csv, no runs
 
@@ -35,7 +38,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_plot  # noqa: E402
 
-HEADER = ['benchmark', 'case', 'folio_size', 'mode', 'metric', 'value', 'unit']
+FIELDS = bench_plot.FIELDS		# what a bench-csv line holds
+HEADER = bench_plot.HEADER		# and the run's options and revision
+OPTIONS, REVISION = HEADER.index('options'), HEADER.index('revision')
 ENVS = ['host', 'qemu-tcg', 'qemu-icount']
 ICOUNT_ARGS = '-icount shift=0'
 TABLE_METRICS = 'throughput,tsc_ticks_per_page,buddy_splits'
@@ -54,7 +59,7 @@ def parse_rows(text, env, source):
         if not m:
             continue
         fields = m.group(1).split(',')
-        if len(fields) != len(HEADER):
+        if len(fields) != len(FIELDS):
             print(f'bench: {source}: ignoring a malformed line: {line.strip()}', file=sys.stderr)
             continue
         fields[1] = env if not fields[1] else f'{env}/{fields[1]}'
@@ -84,21 +89,42 @@ def run_host(binary, spec, timeout, logdir):
 
 
 def run_qemu(env_name, args, extra):
+    cmdline = f'bench={args.bench} {args.cmdline}'.strip()
     env = dict(os.environ, FIRMWARE='direct', TOPOLOGY=args.topology,
-               CMDLINE=f'bench={args.bench}', KERNEL=args.kernel, BUILD=args.build,
+               CMDLINE=cmdline, KERNEL=args.kernel, BUILD=args.build,
                QEMU_EXTRA=extra, TIMEOUT=str(args.timeout))
     return run_logged(env_name, ['bash', 'scripts/run-qemu.sh'], env, args.timeout, args.logdir)
 
 
+def git_revision():
+    """`git describe --always --dirty` of the tree, or 'unknown'."""
+    try:
+        p = subprocess.run(['git', 'describe', '--always', '--dirty'], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return 'unknown'
+    return p.stdout.decode().strip() if p.returncode == 0 else 'unknown'
+
+
 def read_csv(path):
-    """The rows of an existing results file, or None when it has no valid header."""
+    """The rows of an existing results file (older ones without options and
+    revision read with them empty), or None when it has no valid header."""
     if not os.path.exists(path):
         return []
     with open(path, newline='') as f:
-        rows = list(csv.reader(f))
-    if not rows or rows[0] != HEADER:
-        return None
-    return [r for r in rows[1:] if len(r) == len(HEADER)]
+        return bench_plot.parse_results(list(csv.reader(f)))
+
+
+def run_key(row):
+    return (row[0], row[1], row[OPTIONS])
+
+
+def merge_rows(old, new):
+    """old without the rows a new run replaces (same benchmark, case and
+    options), then new; and how many were replaced."""
+    replaced = {run_key(r) for r in new}
+    kept = [r for r in old if run_key(r) not in replaced]
+    return kept + new, len(old) - len(kept)
 
 
 def write_csv(path, new_rows):
@@ -108,15 +134,14 @@ def write_csv(path, new_rows):
         os.replace(path, aside)
         print(f'bench: {path} had another header; moved it to {aside}', file=sys.stderr)
         old = []
-    replaced = {(r[0], r[1]) for r in new_rows}
-    rows = [r for r in old if (r[0], r[1]) not in replaced] + new_rows
+    rows, dropped = merge_rows(old, new_rows)
     tmp = path + '.tmp'
     with open(tmp, 'w', newline='') as f:
         w = csv.writer(f, lineterminator='\n')
         w.writerow(HEADER)
         w.writerows(rows)
     os.replace(tmp, path)
-    return len(old) - (len(rows) - len(new_rows))
+    return dropped
 
 
 # ---- tables ----
@@ -211,7 +236,8 @@ def print_table(bench, case, rows, metrics, markdown, out):
 
 
 def env_key(env):
-    return (ENVS.index(env) if env in ENVS else len(ENVS), env)
+    base = env.split('[')[0]	# ENV[OPTIONS] after ENV
+    return (ENVS.index(base) if base in ENVS else len(ENVS), env)
 
 
 def ratio(base, new):
@@ -287,6 +313,7 @@ def print_rmap_table(env, rows, metrics, markdown, out):
 
 
 def print_tables(rows, metrics, markdown, out=sys.stdout):
+    rows = bench_plot.by_options(rows)
     for bench in first_seen(r[0] for r in rows):
         brows = [r for r in rows if r[0] == bench]
         if bench == 'rmap':
@@ -301,6 +328,13 @@ def print_tables(rows, metrics, markdown, out=sys.stdout):
             print_table(bench, case, [r for r in brows if r[1] == case], metrics, markdown, out)
 
 
+def print_runs(rows, out=sys.stdout):
+    """One line per environment (with its options) and revision the rows come from."""
+    runs = first_seen((r[1].split('/')[0], r[REVISION]) for r in bench_plot.by_options(rows))
+    for env, rev in sorted(runs, key=lambda x: env_key(x[0])):
+        print(f'{env}: revision {rev or "not recorded"}', file=out)
+
+
 def main():
     sys.stdout.reconfigure(line_buffering=True)	# in order with the messages on stderr
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
@@ -310,6 +344,9 @@ def main():
     ap.add_argument('--out', help='results file [BUILD/bench/results.csv]')
     ap.add_argument('--only', default=','.join(ENVS), help='environments to run')
     ap.add_argument('--bench', default='all', help="benchmarks: 'all' or a,b")
+    ap.add_argument('--cmdline', default='',
+                    help='more kernel options for the qemu runs, after bench=... '
+                    '(kept in the options column)')
     ap.add_argument('--topology', default='numa3')
     ap.add_argument('--timeout', type=int, default=300, help='seconds per run')
     ap.add_argument('--metrics', help=f'metrics in the tables [{TABLE_METRICS}; rmap: '
@@ -330,6 +367,7 @@ def main():
         rows = read_csv(args.out)
         if not rows:
             sys.exit(f'bench: no results in {args.out} (run make bench)')
+        print_runs(rows)
         print_tables(rows, metrics, args.markdown)
         return 0
     if args.plot:
@@ -357,9 +395,11 @@ def main():
         runs.append(('qemu-tcg', lambda: run_qemu('qemu-tcg', args, '')))
     if 'qemu-icount' in envs:
         runs.append(('qemu-icount', lambda: run_qemu('qemu-icount', args, ICOUNT_ARGS)))
+    revision = git_revision()
     for env, run in runs:
         status, out = run()
-        rows = parse_rows(out, env, env)
+        options = args.cmdline.strip() if env != 'host' else ''
+        rows = [r + [options, revision] for r in parse_rows(out, env, env)]
         if status != 0 or not rows:
             # A failed run keeps the previous results of its environment.
             tail = '\n'.join(out.splitlines()[-15:])

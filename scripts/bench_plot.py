@@ -14,6 +14,9 @@ data included (BENCH-ENV.gp: `gnuplot BENCH-ENV.gp` draws it again).
   folio size on a log scale (4K, 8K, ... 2M), one line per mode.
 - rmap: grouped bars, x is operation x folio layout, one bar per mode, log y.
 
+A run with extra kernel options (the `options` column) is drawn apart, its
+environment shown as ENV[OPTIONS] (BENCH-ENV[OPTIONS].png).
+
 Rows measured on Linux are named like Quire's, with the environment `linux`:
 case `linux` (or `linux/SUBCASE`; for rmap `linux/OP/MAP`) and mode the Linux
 variant measured (`vanilla`, `batched`, ...). They are drawn, dashed, as series
@@ -33,7 +36,11 @@ import shutil
 import subprocess
 import sys
 
-HEADER = ['benchmark', 'case', 'folio_size', 'mode', 'metric', 'value', 'unit']
+# A result; then the run's extra kernel options (make bench BENCH_CMDLINE=...)
+# and the tree's `git describe --always --dirty`. Files written before those
+# two columns existed read as having them empty.
+FIELDS = ['benchmark', 'case', 'folio_size', 'mode', 'metric', 'value', 'unit']
+HEADER = FIELDS + ['options', 'revision']
 ENVS = ['host', 'qemu-tcg', 'qemu-icount']
 LINUX = 'linux'
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -96,7 +103,7 @@ class Plot:
     def __init__(self, benchmark, case, kind):
         self.benchmark = benchmark
         self.case = case		# ENV or ENV/SUBCASE
-        self.env = case.split('/')[0]
+        self.env = case.split('/')[0].split('[')[0]	# without its options
         self.kind = kind		# 'lines' or 'bars'
         self.panels = []
         self.name = f'{benchmark}-{case.replace("/", "-")}'
@@ -131,15 +138,43 @@ def first_seen(values):
     return seen
 
 
+def parse_results(rows):
+    """The rows (header first) of a results file, each of len(HEADER); None
+    when the header is neither HEADER nor the older FIELDS."""
+    if not rows or rows[0] not in (HEADER, FIELDS):
+        return None
+    extra = len(HEADER) - len(rows[0])
+    return [r + [''] * extra for r in rows[1:] if len(r) == len(rows[0])]
+
+
 def read_results(path):
     """Rows of a results file (without the header); [] when there is none."""
     if not os.path.exists(path):
         return []
     with open(path, newline='') as f:
         rows = list(csv.reader(f))
-    if not rows or rows[0] != HEADER:
+    parsed = parse_results(rows)
+    if parsed is None:
         raise ValueError(f'{path}: not a results file (header {rows[0] if rows else None})')
-    return [r for r in rows[1:] if len(r) == len(HEADER)]
+    return parsed
+
+
+def options_label(options):
+    """The options as they show in a case: no '/' (it separates subcases)."""
+    return ','.join(options.replace('/', ':').split())
+
+
+def by_options(rows):
+    """Rows with their options folded into the environment, ENV[OPTIONS], so
+    that runs with other kernel options are tables and plots of their own."""
+    out = []
+    for r in rows:
+        opts = options_label(r[7]) if len(r) > 7 else ''
+        if opts:
+            env, sep, rest = r[1].partition('/')
+            r = [r[0], f'{env}[{opts}]{sep}{rest}'] + r[2:]
+        out.append(r)
+    return out
 
 
 def series_name(mode, linux):
@@ -162,6 +197,7 @@ def extract(rows, metrics=None, expected=()):
     reported as skipped)."""
     plots, notes = [], []
     by_bench = {}
+    rows = by_options(rows)
     for r in rows:
         by_bench.setdefault(r[0], []).append(r)
     envs_seen = [e for e in ENVS if any(r[1].split('/')[0] == e for r in rows)]

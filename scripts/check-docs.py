@@ -208,6 +208,21 @@ def markdown_files(root):
         return sorted(found)
 
 
+INDEX = 'docs/README.md'
+
+
+def unindexed_pages(root, files):
+    """Pages under docs/ that docs/README.md (the index) does not link."""
+    try:
+        with open(os.path.join(root, INDEX), encoding='utf-8') as f:
+            linked = {os.path.normpath(os.path.join('docs', m.group(1).split('#')[0]))
+                      for m in re.finditer(r'\]\(([^)\s]+)\)', f.read())}
+    except OSError:
+        return []
+    return [f for f in files if f.startswith('docs/') and f.endswith('.md') and f != INDEX
+            and os.path.normpath(f) not in linked]
+
+
 def main(argv):
     if any(a in ('-h', '--help') for a in argv):
         print(__doc__.strip())
@@ -225,6 +240,9 @@ def main(argv):
             problems = checker.check_file(os.path.join(ROOT, rel))
         except (OSError, UnicodeDecodeError) as e:
             problems = [(0, f'cannot read it: {e}')]
+        if rel == INDEX:
+            problems += [(0, f'the index does not list {p}')
+                         for p in unindexed_pages(ROOT, markdown_files(ROOT))]
         for n, msg in problems:
             print(f'# {rel}:{n}: {msg}')
         broken += len(problems)

@@ -20,10 +20,17 @@
 #   TIMEOUT     seconds (may have a fraction) before QEMU is killed; unset, empty or 0: no limit [unset]
 #   GDB         1: gdb stub on tcp::1234, guest paused at start (-s -S) [0]
 #   QEMU        QEMU binary                                            [qemu-system-x86_64]
+#   QEMU_MONITOR  a path: QEMU's monitor on that unix socket (the test runner
+#               injects machine checks through it); unset: no extra monitor [unset]
 #
 # The serial console is this terminal (stdin/stdout), muxed with the QEMU
 # monitor as with -nographic: Ctrl-A x quits QEMU, Ctrl-A c switches to the
 # monitor and back, Ctrl-A h lists the keys; Ctrl-C goes to the guest.
+# Input from a pipe or a file (a script, not a person) is followed by two
+# ^D (VEOF) when it ends, as a terminal user would type them: the first
+# ends an unfinished line, the next reads as end of file, so a shell fed
+# `printf 'ls\n' | scripts/run-qemu.sh` exits on its own. Input from a
+# terminal or /dev/null is passed as it is.
 # A SIGTERM, SIGHUP or SIGINT sent to this script is passed on to QEMU.
 #
 # Exit status:
@@ -61,6 +68,9 @@ ISO=${ISO:-$BUILD/quire.iso}
 TIMEOUT=${TIMEOUT:-}
 GDB=${GDB:-0}
 QEMU=${QEMU:-qemu-system-x86_64}
+QEMU_MONITOR=${QEMU_MONITOR:-}
+monitor=none
+[ -z "$QEMU_MONITOR" ] || monitor="unix:$QEMU_MONITOR,server,nowait"
 
 OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.fd
 OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
@@ -189,7 +199,8 @@ cmd=(
     "${topo_args[@]}"
     # Serial console on the terminal, muxed with the monitor (Ctrl-A c).
     # Not -nographic: that also turns on SeaBIOS's serial console output.
-    -display none -serial mon:stdio -monitor none
+    -display none -serial mon:stdio
+    -monitor "$monitor"
     -no-reboot
     -device isa-debug-exit,iobase=0xf4,iosize=0x04
     # The whole exit status (0..255) comes through here first.
@@ -236,23 +247,28 @@ fi
 # QEMU runs in the background so that a SIGTERM/SIGHUP/SIGINT sent to this
 # script reaches it (bash runs traps only between commands, not while it
 # waits for a foreground one). Without job control it stays in the
-# terminal's process group, and 0<&0 keeps stdin on the terminal instead of
-# /dev/null.
+# terminal's process group, and the explicit redirection keeps its stdin
+# (the terminal, or the input with its ^Ds) instead of /dev/null.
 got_signal=""
 # shellcheck disable=SC2317 # called by the traps below
 forward() {
     got_signal=$1
     kill -s "$1" "$qpid" 2>/dev/null || true
 }
+serial_in=0
+if [ ! -t 0 ] && { [ -p /dev/stdin ] || [ -f /dev/stdin ]; }; then
+    exec {serial_in}< <(cat; printf '\004\004')
+fi
 start=$SECONDS
 if [ -n "$TIMEOUT" ]; then
     # --foreground: QEMU stays in this process group, so the serial console
     # stays usable; -k 5: SIGKILL if it ignores the SIGTERM.
-    timeout --foreground -k 5 "$TIMEOUT" "${cmd[@]}" 0<&0 2>&"$errfd" &
+    timeout --foreground -k 5 "$TIMEOUT" "${cmd[@]}" 0<&"$serial_in" 2>&"$errfd" &
 else
-    "${cmd[@]}" 0<&0 2>&"$errfd" &
+    "${cmd[@]}" 0<&"$serial_in" 2>&"$errfd" &
 fi
 qpid=$!
+[ "$serial_in" = 0 ] || exec {serial_in}<&-
 trap 'forward TERM' TERM
 trap 'forward HUP' HUP
 trap 'forward INT' INT

@@ -36,6 +36,17 @@ int thp_set_order_mode(unsigned int order, enum thp_mode mode);	/* -EINVAL: no s
  * may use, largest first in the caller's loop; 0 = order 0 only.
  */
 unsigned long thp_vma_allowable_orders(unsigned long vm_flags);
+/*
+ * The orders of `orders` for which vma holds at least one naturally
+ * aligned block (Linux's thp_vma_suitable_order, tried at the VMA's end).
+ */
+unsigned long thp_vma_suitable_orders(const struct vm_area_struct *vma, unsigned long orders);
+/*
+ * smaps' THPeligible (Linux 6.12's thp_vma_allowable_orders with
+ * TVA_SMAPS | TVA_ENFORCE_SYSFS): an anonymous private VMA for which some
+ * allowed size, 16 KiB .. 2 MiB, is suitable. File and shared VMAs: false.
+ */
+bool thp_vma_smaps_eligible(const struct vm_area_struct *vma);
 
 /*
  * sysfs text, Linux's format: "[always] madvise never" with the current
@@ -112,6 +123,13 @@ static inline void count_mthp_stat(unsigned int order, enum mthp_stat_item item)
 	mod_mthp_stat(order, item, 1);
 }
 unsigned long mthp_stat_read(unsigned int order, enum mthp_stat_item item);
+/*
+ * Anonymous folios mapped by at least one PMD (/proc/vmstat
+ * nr_anon_transparent_hugepages, Linux's NR_ANON_THPS): the rmap adds one
+ * when a folio's first PMD mapping appears and removes it with the last.
+ */
+void mod_nr_anon_thps(long delta);
+unsigned long nr_anon_thps(void);
 
 /*
  * /proc/vmstat: "name value\n" lines (memory counters summed over nodes,

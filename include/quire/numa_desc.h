@@ -14,6 +14,7 @@
 
 #include <quire/types.h>
 #include <quire/numa.h>
+#include <quire/printk.h>
 
 #define NUMA_DESC_MAX_MEM	32	/* memory affinity ranges */
 #define NUMA_DESC_MAX_RAM	128	/* usable RAM ranges of the firmware map */
@@ -71,11 +72,18 @@ struct numa_desc {
 	u32 perf[NUMA_PERF_NR_KINDS][MAX_NUMNODES][MAX_NUMNODES];
 };
 
-/* Append a usable RAM range; silently dropped when the array is full. */
+/*
+ * Append a usable RAM range. The array holds as many as the boot memory
+ * map (BOOT_MMAP_MAX); one beyond that is dropped, and said so.
+ */
 static inline void numa_desc_add_ram(struct numa_desc *desc, u64 base, u64 length)
 {
 	if (desc->nr_ram < NUMA_DESC_MAX_RAM)
 		desc->ram[desc->nr_ram++] = (struct numa_desc_mem){ base, length, -1 };
+	else
+		pr_warn("numa: more than %d RAM ranges; [%#llx, %#llx) is not used\n",
+			NUMA_DESC_MAX_RAM, (unsigned long long)base,
+			(unsigned long long)(base + length));
 }
 
 #endif

@@ -25,6 +25,7 @@
  * buffer) with argv and envp (NULL-terminated). It is a kernel thread until
  * exec succeeds; kthread_join on it returns its Linux wait status, or a
  * negative errno when the image could not be started (ENOEXEC, ENOMEM, E2BIG).
+ * The first process started is pid 1.
  */
 struct task *process_spawn(const char *name, const void *elf, size_t size,
 			   const char *const argv[], const char *const envp[]);

@@ -69,6 +69,14 @@ void put_anon_vma(struct anon_vma *anon_vma);
  */
 void vma_rmap_lock(struct vm_area_struct *vma);
 void vma_rmap_unlock(struct vm_area_struct *vma);
+/*
+ * The rmap half of merging two adjacent VMAs of one file (or none) whose
+ * anon_vmas are the same or one is NULL: lo grows over hi and takes hi's
+ * chains, and hi leaves i_mmap, in one critical section, so a walk finds
+ * each mapping through exactly one of them. hi is left with no rmap links
+ * (the caller frees it). mmap_lock held for writing.
+ */
+void vma_rmap_merge(struct vm_area_struct *lo, struct vm_area_struct *hi);
 
 /* ---- the file side (i_mmap) ---- */
 

@@ -103,6 +103,14 @@ struct task *kthread_create(int (*fn)(void *), void *arg, const char *name);
 struct task *kthread_run(int (*fn)(void *), void *arg, const char *name);
 /* Free a thread made by kthread_create that was never woken. */
 void kthread_free_unstarted(struct task *t);
+/*
+ * Give a task not yet woken tid 1, the first process's pid as on Linux
+ * (other tasks, kernel threads included, count from 2). Only the first
+ * call does it; returns whether it did.
+ */
+bool sched_take_pid_1(struct task *t);
+/* Tasks that exist (kernel threads and processes, zombies included). */
+long sched_nr_tasks(void);
 /* Restrict where a thread may run (before it starts, or any time). -EINVAL for an empty/offline mask. */
 int set_cpus_allowed(struct task *t, cpumask_t mask);
 static inline int kthread_bind(struct task *t, int cpu)

@@ -10,6 +10,7 @@
 #define QUIRE_UACCESS_H
 
 #include <quire/types.h>
+#include <quire/extable.h>
 #include <asm/pgtable.h>
 
 static inline bool access_ok(const void *uptr, size_t len)
@@ -27,13 +28,5 @@ long strncpy_from_user(char *dst, const char *usrc, long max);
 
 /* The raw copy with exception fixup (arch/x86_64/lib/uaccess.S). */
 unsigned long copy_user_generic(void *dst, const void *src, unsigned long len);
-
-/* The exception table: a faulting instruction's address and where to resume. */
-struct exception_table_entry {
-	unsigned long insn;
-	unsigned long fixup;
-};
-/* The fixup for a faulting rip, or 0. */
-unsigned long search_exception_tables(unsigned long rip);
 
 #endif

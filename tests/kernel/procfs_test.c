@@ -87,6 +87,12 @@ static void thp_enabled_default_write_refuse(struct ktest *t)
 	KEXPECT_EQ(t, write_file(THP_DIR "/enabled", "never\n"), 6);	/* echo's newline */
 	read_file(THP_DIR "/enabled", buf, sizeof(buf));
 	KEXPECT_STREQ(t, buf, "always madvise [never]\n");
+	/* Linux's sysfs store: the value ends at a NUL; an empty write stores nothing. */
+	KEXPECT_EQ(t, thp_enabled_store("madvise\0x", 9), 0);
+	KEXPECT_EQ(t, thp_global_mode(), THP_MADVISE);
+	KEXPECT_EQ(t, thp_enabled_store("never\nx", 8), -EINVAL);
+	KEXPECT_EQ(t, write_file(THP_DIR "/enabled", ""), 0);
+	KEXPECT_EQ(t, thp_global_mode(), THP_MADVISE);
 	thp_set_global_mode(saved);
 }
 
@@ -442,7 +448,7 @@ static void smaps_anon_region(struct ktest *t)
 {
 	struct mm_struct *mm = mm_with_region(t, BASE, NPAGES * PAGE_SIZE, PROT_READ | PROT_WRITE);
 	char *blk = kmalloc(2048, GFP_KERNEL), header[96];
-	enum thp_mode saved = thp_global_mode();
+	enum thp_mode saved = thp_global_mode(), saved64k = thp_order_mode(4);
 
 	KASSERT_TRUE(t, mm != NULL && blk != NULL);
 	for (int i = 0; i < 3; i++)
@@ -465,20 +471,29 @@ static void smaps_anon_region(struct ktest *t)
 	KEXPECT_EQ(t, smaps_kb(blk, "Referenced:"), 12);
 	KEXPECT_EQ(t, smaps_kb(blk, "Anonymous:"), 12);
 	KEXPECT_EQ(t, smaps_kb(blk, "AnonHugePages:"), 0);
-	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           1\n") != NULL);
+	/* Only 2 MiB is enabled (the defaults) and no 2 MiB block fits in 64 KiB. */
+	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           0\n") != NULL);
 	KEXPECT_TRUE(t, strstr(blk, "\nVmFlags: rd wr \n") != NULL);
-	/* THPeligible follows the settings and the VMA's flags. */
+	/* THPeligible follows the settings of every size, the VMA's flags and its room. */
+	thp_set_order_mode(4, THP_ALWAYS);
+	KASSERT_TRUE(t, smaps_block(mm, BASE, blk, 2048));
+	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           1\n") != NULL);
+	thp_set_order_mode(4, THP_MADVISE);
 	thp_set_global_mode(THP_NEVER);
 	KASSERT_TRUE(t, smaps_block(mm, BASE, blk, 2048));
 	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           0\n") != NULL);
-	thp_set_global_mode(THP_MADVISE);
 	down_write(&mm->mmap_lock);
 	KEXPECT_EQ(t, do_madvise(mm, BASE, NPAGES * PAGE_SIZE, MADV_HUGEPAGE), 0);
 	up_write(&mm->mmap_lock);
 	KASSERT_TRUE(t, smaps_block(mm, BASE, blk, 2048));
 	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           1\n") != NULL);
 	KEXPECT_TRUE(t, strstr(blk, "\nVmFlags: rd wr hg \n") != NULL);
+	thp_set_order_mode(4, THP_NEVER);
+	thp_set_global_mode(THP_MADVISE);
+	KASSERT_TRUE(t, smaps_block(mm, BASE, blk, 2048));
+	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           0\n") != NULL);
 	thp_set_global_mode(saved);
+	thp_set_order_mode(4, saved64k);
 	/* A buffer too small is cut and says so (the caller grows it). */
 	KEXPECT_EQ(t, smaps_show(mm, blk, 100), 99);
 	KEXPECT_EQ(t, strlen(blk), 99);
@@ -523,6 +538,66 @@ static void shared_with_fork_copy(struct ktest *t)
 	mmput(mm);
 }
 
+static int vma_count(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct vm_area_struct *v;
+	int n = 0;
+
+	list_for_each_entry(v, &mm->vmas, vm_list)
+		n += v->vm_start < end && v->vm_end > start;
+	return n;
+}
+
+/*
+ * Linux's VMA merging: mprotect, madvise and mmap join a VMA to compatible
+ * neighbours (same flags, contiguous, anon_vmas the same or one NULL while
+ * the neighbour has exactly one); the rmap still finds every folio.
+ */
+static void vmas_merge(struct ktest *t)
+{
+	const unsigned long len = NPAGES * PAGE_SIZE, end = BASE + len;
+	struct mm_struct *mm = mm_with_region(t, BASE, len, PROT_READ | PROT_WRITE);
+	struct mm_struct *child;
+
+	KASSERT_TRUE(t, mm != NULL);
+	for (unsigned long a = BASE; a < end; a += PAGE_SIZE)
+		KEXPECT_EQ(t, handle_mm_fault(mm, a, FAULT_FLAG_WRITE), 0);
+	down_write(&mm->mmap_lock);
+	KEXPECT_EQ(t, do_mprotect(mm, BASE + 4 * PAGE_SIZE, 4 * PAGE_SIZE, PROT_READ), 0);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end), 3);
+	KEXPECT_EQ(t, do_mprotect(mm, BASE + 4 * PAGE_SIZE, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE), 0);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end), 1);
+	/* The same protection again changes nothing and splits nothing. */
+	KEXPECT_EQ(t, do_mprotect(mm, BASE + PAGE_SIZE, PAGE_SIZE, PROT_READ | PROT_WRITE), 0);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end), 1);
+	KEXPECT_EQ(t, do_madvise(mm, BASE, 2 * PAGE_SIZE, MADV_DONTFORK), 0);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end), 2);
+	KEXPECT_EQ(t, do_madvise(mm, BASE, 2 * PAGE_SIZE, MADV_DOFORK), 0);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end), 1);
+	/* A new mapping joins a neighbour linked to one anon_vma. */
+	KEXPECT_EQ(t, do_mmap(mm, end, len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0), (long)end);
+	KEXPECT_EQ(t, vma_count(mm, BASE, end + len), 1);
+	up_write(&mm->mmap_lock);
+	KEXPECT_EQ(t, mm_verify(), 0);
+	/* A fork child's VMA is linked to its parent's anon_vma too: a new neighbour stays apart. */
+	child = dup_mm(mm);
+	KASSERT_TRUE(t, child != NULL);
+	down_write(&child->mmap_lock);
+	KEXPECT_EQ(t, do_mmap(child, end + len, len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0), (long)(end + len));
+	KEXPECT_EQ(t, vma_count(child, BASE, end + 2 * len), 2);
+	/* Split and joined again, it keeps every chain: the pages stay reachable. */
+	KEXPECT_EQ(t, do_mprotect(child, BASE, 2 * PAGE_SIZE, PROT_READ), 0);
+	KEXPECT_EQ(t, do_mprotect(child, BASE, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE), 0);
+	KEXPECT_EQ(t, vma_count(child, BASE, end + len), 1);
+	up_write(&child->mmap_lock);
+	KEXPECT_EQ(t, handle_mm_fault(child, BASE, FAULT_FLAG_WRITE), 0);
+	KEXPECT_EQ(t, mm_verify(), 0);
+	mmput(child);
+	mmput(mm);
+}
+
 /* A PMD-mapped THP: 512 entries of consecutive frames, AnonHugePages 2 MiB. */
 static void pmd_mapped_thp(struct ktest *t)
 {
@@ -531,6 +606,7 @@ static void pmd_mapped_thp(struct ktest *t)
 	struct mm_struct *mm;
 	char *blk = kmalloc(2048, GFP_KERNEL);
 	u64 *pm = kmalloc(HPAGE_PMD_NR * 8, GFP_KERNEL);
+	unsigned long before;
 	pte_t *pmd;
 	bool leaf;
 
@@ -539,6 +615,7 @@ static void pmd_mapped_thp(struct ktest *t)
 	thp_set_order_mode(HPAGE_PMD_ORDER, THP_INHERIT);
 	mm = mm_with_region(t, base, PMD_SIZE, PROT_READ | PROT_WRITE);
 	KASSERT_TRUE(t, mm != NULL);
+	before = nr_anon_thps();
 	KEXPECT_EQ(t, handle_mm_fault(mm, base + 12345, FAULT_FLAG_WRITE), 0);
 	thp_set_global_mode(saved);
 	thp_set_order_mode(HPAGE_PMD_ORDER, saved2m);
@@ -560,6 +637,13 @@ static void pmd_mapped_thp(struct ktest *t)
 		KEXPECT_EQ(t, smaps_kb(blk, "Pss:"), 2048);
 		KEXPECT_EQ(t, smaps_kb(blk, "Anonymous:"), 2048);
 		KEXPECT_EQ(t, smaps_kb(blk, "AnonHugePages:"), 2048);
+		/* nr_anon_transparent_hugepages counts PMD mappings: a split ends it. */
+		KEXPECT_EQ(t, nr_anon_thps(), before + 1);
+		down_write(&mm->mmap_lock);
+		KEXPECT_EQ(t, do_madvise(mm, base, PAGE_SIZE, MADV_DONTNEED), 0);
+		up_write(&mm->mmap_lock);
+		KEXPECT_EQ(t, nr_anon_thps(), before);
+		KEXPECT_FALSE(t, pmd_leaf(*pmd));
 	}
 	kfree(pm);
 	kfree(blk);
@@ -579,4 +663,5 @@ KTEST_SUITE(procfs,
 	    KTEST_CASE(pagemap_anon_pages),
 	    KTEST_CASE(smaps_anon_region),
 	    KTEST_CASE(shared_with_fork_copy),
+	    KTEST_CASE(vmas_merge),
 	    KTEST_CASE(pmd_mapped_thp));

@@ -340,6 +340,7 @@ static void alloc_failure_falls_back(struct ktest *t)
 	struct thp_ctx c;
 	struct mm_struct *mm;
 	unsigned long thp_fb, fb9, fb_mid, a_mid, thp_alloc, nbig, nmid;
+	struct page *spare = NULL;
 
 	thpt_begin(t, &c);
 	thp_set_order_mode(mid_order, THP_ALWAYS);
@@ -356,6 +357,20 @@ static void alloc_failure_falls_back(struct ktest *t)
 	 * free on the node is in blocks below 1 MiB.
 	 */
 	nbig = hoard(&big, c.nid, HPAGE_PMD_ORDER);
+	/*
+	 * Small free blocks for the fault's page table, so that it does not
+	 * split the 1 MiB block given back below (after some suites every
+	 * free page is in 2 MiB blocks): give one 2 MiB block back and take
+	 * a page, which splits it if nothing smaller is free.
+	 */
+	if (nbig) {
+		struct page *p = list_first_entry(&big, struct page, lru);
+
+		list_del(&p->lru);
+		__free_pages(p, HPAGE_PMD_ORDER);
+		nbig--;
+		spare = alloc_pages_node(c.nid, __GFP_THISNODE | __GFP_NOWARN, 0);
+	}
 	nmid = hoard(&mid, c.nid, mid_order);
 	if (nmid) {
 		struct page *p = list_first_entry(&mid, struct page, lru);
@@ -396,6 +411,8 @@ static void alloc_failure_falls_back(struct ktest *t)
 out:
 	release(&mid, mid_order);
 	release(&big, HPAGE_PMD_ORDER);
+	if (spare)
+		__free_pages(spare, 0);
 	thpt_end(t, &c);
 }
 

@@ -202,6 +202,47 @@ static __noinline void report_names_function(struct ktest *t)
 	KEXPECT_TRUE(t, printk_log_contains(pos, "run_case+"));
 }
 
+extern const u64 trap_entry_return[1];
+
+/*
+ * The unwinder at the entry code's frame (built here on the stack): from
+ * user mode the trace ends with a user-space line, whatever the user's
+ * rbp points at; from kernel mode it goes on at the interrupted rip.
+ */
+static void trace_ends_at_user_entry(struct ktest *t)
+{
+	struct {
+		u64 frame[2];		/* do_trap's frame: saved rbp, return address */
+		struct pt_regs regs;	/* what the entry code saved */
+		u64 next[2];		/* a frame the saved rbp points at */
+	} s = { 0 };
+	u64 out[8], pos = printk_log_pos();
+	u64 base = (u64)(uintptr_t)s.frame;
+
+	s.next[1] = (u64)(uintptr_t)report_names_function;
+	s.frame[0] = (u64)(uintptr_t)s.next;	/* a user's rbp may point anywhere */
+	s.frame[1] = trap_entry_return[0];
+	s.regs.cs = GDT_USER_CS | 3;
+	s.regs.rip = 0x401000;
+	s.regs.rbp = s.frame[0];
+	KEXPECT_EQ(t, stack_trace_save(base, out, 8), 1);
+	KEXPECT_EQ(t, out[0], trap_entry_return[0]);
+	show_stack_trace(0, base);
+	KEXPECT_TRUE(t, printk_log_contains(pos, "<user space: RIP 002b:0000000000401000"));
+	KEXPECT_FALSE(t, printk_log_contains(pos, "report_names_function"));
+	/* A report on user-mode registers symbolizes no user address. */
+	pos = printk_log_pos();
+	show_trap_report(&s.regs, 0);
+	KEXPECT_TRUE(t, printk_log_contains(pos, "<user space: RIP 002b:0000000000401000"));
+	KEXPECT_EQ(t, printk_log_count(pos, "[<"), 0);
+
+	s.regs.cs = GDT_KERNEL_CS;
+	s.regs.rip = (u64)(uintptr_t)invalid_opcode + 4;
+	KASSERT_EQ(t, stack_trace_save(base, out, 8), 3);
+	KEXPECT_EQ(t, out[1], s.regs.rip);
+	KEXPECT_EQ(t, out[2], s.next[1]);
+}
+
 KTEST_SUITE(traps,
 	    KTEST_CASE(invalid_opcode),
 	    KTEST_CASE(null_pointer_write),
@@ -213,4 +254,5 @@ KTEST_SUITE(traps,
 	    KTEST_CASE(nmi_and_mce_gates_on_ist),
 	    KTEST_CASE(stray_vector_caught),
 	    KTEST_CASE(nested_catches),
-	    KTEST_CASE(report_names_function));
+	    KTEST_CASE(report_names_function),
+	    KTEST_CASE(trace_ends_at_user_entry));

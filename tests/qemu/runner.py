@@ -18,6 +18,10 @@ Plan file: one job per line, '#' starts a comment, values may be quoted:
         reported (triple fault/reset), 4 qemu/tool error, 124 timeout;
         any other is the first program's own (128 + N: killed by signal
         N), and a failure.
+        mce=inject: QEMU gets a monitor socket, and each guest line
+        "mce-inject: [when cpl=N|when rip=A-B] mce CPU BANK STATUS MCGSTATUS
+        ADDR MISC" is sent to it as that monitor command: a real machine
+        check, when and where the guest asks (the job's log records each).
         check=topology: after the boot, compare the kernel's "numa: node"
         summary in the log with the topology's QEMU options
         (tests/qemu/topology_check.py); this adds one test result to the
@@ -58,9 +62,12 @@ import functools
 import os
 import re
 import shlex
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -79,7 +86,7 @@ EXPECTS = ('panic', 'timeout', 'fail', 'fault', 'crash', 'killed', 'status', 'em
 CHECKS = ('topology',)
 COMMON_KEYS = {'timeout', 'expect', 'suites', 'min_cases'}
 KEYS = {'host': COMMON_KEYS, 'cmd': COMMON_KEYS,
-        'qemu': COMMON_KEYS | {'firmware', 'topology', 'cmdline', 'kernel', 'initrd', 'check'}}
+        'qemu': COMMON_KEYS | {'firmware', 'topology', 'cmdline', 'kernel', 'initrd', 'check', 'mce'}}
 PANIC_MARK = 'Kernel panic - not syncing'
 TRACE_MARK = 'Call Trace:'
 MAX_DIAG = 40      # diagnostic lines kept per test case
@@ -169,6 +176,8 @@ def parse_plan(text, origin='plan'):
                 raise PlanError(f'{where}: check must be one of {", ".join(CHECKS)}')
             if job.expect:
                 raise PlanError(f'{where}: check= and expect= do not go together')
+        if job.opts.get('mce', 'inject') != 'inject':
+            raise PlanError(f'{where}: mce= takes only "inject"')
         jobs.append(job)
         names.add(name)
     return jobs
@@ -524,7 +533,7 @@ def panic_excerpt(lines):
         return lines[t:p + 1] if t is not None else lines[p:p + 10]
     end = t + 1
     while end < len(lines) and end - p < 30 and re.search(
-            r'\[<[0-9a-fA-F]+>\]|<TASK>|</TASK>|\S\+0x[0-9a-f]+', lines[end]):
+            r'\[<[0-9a-fA-F]+>\]|<TASK>|</TASK>|<user space|\S\+0x[0-9a-f]+', lines[end]):
         end += 1
     return lines[p:end]
 
@@ -710,7 +719,91 @@ def kill_group(proc):
             pass
 
 
-def _pump(stream, chunks, log, echo_prefix):
+MCE_REQUEST_RE = re.compile(
+    r'mce-inject: (?:when (?P<cond>cpl=[0-3]|rip=0x[0-9a-fA-F]+-0x[0-9a-fA-F]+) )?'
+    r'(?P<cmd>mce (?P<cpu>\d+) \d+ (?:0x[0-9a-fA-F]+|\d+)(?: (?:0x[0-9a-fA-F]+|\d+)){3})\s*$')
+INFO_RIP_RE = re.compile(r'RIP=([0-9a-fA-F]+)')
+INFO_CPL_RE = re.compile(r'CPL=(\d)')
+
+
+class MceInjector:
+    """Sends the guest's machine-check requests to QEMU's monitor socket.
+    "when cpl=N" or "when rip=A-B": the VM is stopped and the CPU's
+    registers read until it is there, so that the machine check arrives
+    exactly in user mode, or inside a given function (up to 400 tries)."""
+
+    def __init__(self, path, log):
+        self.path, self.log, self.line = path, log, b''
+
+    def feed(self, data):
+        *done, self.line = (self.line + data).split(b'\n')
+        for raw in done:
+            m = MCE_REQUEST_RE.search(clean_lines(raw.decode('utf-8', 'replace'))[0])
+            if m:
+                self.inject(m.group('cmd'), m.group('cpu'), m.group('cond'))
+
+    def inject(self, command, cpu, cond):
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(10)
+                self.connect(sock)
+                self.until_prompt(sock)                   # the banner
+                tries = self.wait_for(sock, cpu, cond) if cond else 0
+                reply = self.command(sock, command)
+                if cond:
+                    self.command(sock, 'cont')
+                # The monitor echoes the command with line-editing escapes: keep only its answer.
+                answer = [l for l in clean_lines(ANSI_RE.sub('', reply))[1:] if l and '(qemu)' not in l]
+                what = ('; '.join(answer)[:200] or 'done') + (f' (at {cond} after {tries} stops)' if cond else '')
+        except (OSError, TimeoutError, RuntimeError) as e:
+            what = f'failed: {e}'
+        self.log.write(f'\n==== runner: injected "{command}": {what}\n'.encode())
+        self.log.flush()
+
+    def connect(self, sock):
+        for _ in range(50):
+            try:
+                return sock.connect(self.path)
+            except (FileNotFoundError, ConnectionRefusedError):
+                time.sleep(0.1)
+        raise RuntimeError(f'no monitor at {self.path}')
+
+    def wait_for(self, sock, cpu, cond):
+        """Stop the VM with the CPU where cond says; returns the stops taken."""
+        key, _, want = cond.partition('=')
+        for tries in range(1, 401):
+            self.command(sock, 'stop')
+            self.command(sock, f'cpu {cpu}')
+            regs = self.command(sock, 'info registers')
+            if key == 'cpl':
+                m = INFO_CPL_RE.search(regs)
+                ok = m and m.group(1) == want
+            else:
+                lo, hi = (int(x, 16) for x in want.split('-'))
+                m = INFO_RIP_RE.search(regs)
+                ok = m and lo <= int(m.group(1), 16) < hi
+            if ok:
+                return tries
+            self.command(sock, 'cont')
+            time.sleep(0.005)
+        raise RuntimeError(f'the CPU never stopped at {cond}')
+
+    def command(self, sock, line):
+        sock.sendall(line.encode() + b'\n')
+        return self.until_prompt(sock)
+
+    @staticmethod
+    def until_prompt(sock):
+        got = b''
+        while not got.rstrip().endswith(b'(qemu)'):
+            data = sock.recv(4096)
+            if not data:
+                break
+            got += data
+        return got.decode('utf-8', 'replace')
+
+
+def _pump(stream, chunks, log, echo_prefix, on_data=None):
     partial = b''
     while True:
         data = stream.read1(65536)
@@ -719,6 +812,8 @@ def _pump(stream, chunks, log, echo_prefix):
         chunks.append(data)
         log.write(data)
         log.flush()
+        if on_data:
+            on_data(data)
         if echo_prefix is None:
             continue
         with _echo_lock:
@@ -768,6 +863,8 @@ def run_job(job, args):
         if 'kernel' in job.opts:
             env['KERNEL'] = job.opts['kernel']
         env['INITRD'] = job.opts.get('initrd', '')
+        if job.opts.get('mce') == 'inject':   # short: a socket path has at most 107 bytes
+            env['QEMU_MONITOR'] = os.path.join(tempfile.mkdtemp(prefix='quire-mon-'), 'monitor')
         deadline = job.timeout + QEMU_GRACE
     elif job.kind == 'cmd':
         argv, deadline = ['/bin/sh', '-c', job.target], job.timeout
@@ -789,7 +886,10 @@ def run_job(job, args):
         with _live_lock:
             _live.add(proc)
         chunks = []
-        reader = threading.Thread(target=_pump, args=(proc.stdout, chunks, log, echo), daemon=True)
+        injector = MceInjector(env['QEMU_MONITOR'], log) if job.opts.get('mce') == 'inject' else None
+        reader = threading.Thread(target=_pump, args=(proc.stdout, chunks, log, echo,
+                                                      injector.feed if injector else None),
+                                  daemon=True)
         reader.start()
         timed_out = False
         try:
@@ -804,6 +904,8 @@ def run_job(job, args):
             reader.join(5)
         with _live_lock:
             _live.discard(proc)
+        if injector:
+            shutil.rmtree(os.path.dirname(env['QEMU_MONITOR']), ignore_errors=True)
         text = b''.join(chunks).decode('utf-8', 'replace')
         log.write(f'\n==== runner: {job.describe()}: exit status {rc}'
                   f'{" (killed by the runner: timeout)" if timed_out else ""}'

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The shell end to end, the way a script uses Quire: commands piped into
 # the serial console, as in `printf 'ls\nexit\n' | make run`. Boots once
-# (direct, numa3, with the initrd), then checks the transcript. Prints KTAP; exits 0 only if all passed.
+# (direct, numa3, with the initrd) and checks the transcript; then boots
+# through scripts/run four times: its exit status is the guest's (3, 200,
+# 139 after a SIGSEGV), and input that ends without `exit` ends the session
+# (the ^D run-qemu.sh sends at its end). Prints KTAP; exits 0 only if all passed.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -13,6 +16,24 @@ printf 'echo one two | cat\necho alpha; echo beta\nls /bin | cat | cat\nnosuchpr
 	KERNEL=$BUILD/quire.elf bash scripts/run-qemu.sh >"$log" 2>&1
 status=$?
 tr -d '\r' <"$log" >"$log.txt"
+
+# scripts/run, the wrapper that exits with the guest's status (make run
+# cannot): INPUT goes to the shell; the status and transcript are kept.
+wrapped() {	# wrapped NAME INPUT
+	printf '%s' "$2" | scripts/run FIRMWARE=direct TOPOLOGY=numa3 BUILD="$BUILD" \
+		TIMEOUT="${TIMEOUT:-60}" >"$log.$1" 2>&1
+	echo $? >"$log.$1.status"
+	tr -d '\r' <"$log.$1" >"$log.$1.txt"
+}
+wrapped exit3 'exit 3
+'
+wrapped exit200 'exit 200
+'
+wrapped segv '/tests/harness_selftest segv
+exit
+'
+wrapped eof 'echo hi
+'	# no exit: end of input must end the session
 
 n=0
 failed=0
@@ -26,23 +47,29 @@ check() {	# check NAME COMMAND...
 	fi
 }
 has() { grep -qx -- "$1" "$log.txt"; }
+status_of() { test "$(cat "$log.$1.status")" -eq "$2"; }
 
 echo "KTAP version 1"
 echo "1..1"
 echo "    KTAP version 1"
 echo "    # Subtest: shell"
-echo "    1..6"
+echo "    1..10"
 check pipeline_through_cat has "one two"
 check sequence_with_semicolon eval 'has alpha && has beta'
 check three_stage_pipeline eval 'has sh && has init && has meminfo'
 check unknown_command_reported grep -q "nosuchprog: command not found" "$log.txt"
 check musl_program_from_the_shell has "ok 1 hello"
 check exit_code_is_guest_status test "$status" -eq 7
+check run_wrapper_exit_3 status_of exit3 3
+check run_wrapper_exit_200 status_of exit200 200
+check run_wrapper_killed_by_sigsegv_139 eval 'status_of segv 139 &&
+	grep -q "killed by signal 11" "$log.segv.txt"'
+check end_of_input_ends_the_shell eval 'status_of eof 0 && grep -qx hi "$log.eof.txt"'
 echo "# shell: pass:$((n - failed)) fail:$failed skip:0 total:$n"
 if [ $failed -eq 0 ]; then
 	echo "ok 1 shell"
 	exit 0
 fi
 echo "not ok 1 shell"
-echo "# transcript: $log"
+echo "# transcripts: $log, $log.{exit3,exit200,segv,eof}"
 exit 1

@@ -1,7 +1,9 @@
 """Tests of scripts/bench_plot.py: python3 -m unittest tests/qemu/test_bench_plot.py
 
 Small results files go through the series extraction (no gnuplot needed),
-and the gnuplot script it writes is checked for the series and axes.
+and the gnuplot script it writes is checked for the series and axes. The
+results file's merge (scripts/bench.py: which rows a new run replaces) and
+its options and revision columns are checked too.
 """
 import csv
 import io
@@ -16,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'scripts'))
 import bench_plot  # noqa: E402
+import bench  # noqa: E402
 
 CSV = textwrap.dedent('''\
     benchmark,case,folio_size,mode,metric,value,unit
@@ -49,9 +52,9 @@ CSV = textwrap.dedent('''\
 
 
 def rows(text=CSV):
-    r = list(csv.reader(io.StringIO(text)))
-    assert r[0] == bench_plot.HEADER
-    return r[1:]
+    r = bench_plot.parse_results(list(csv.reader(io.StringIO(text))))
+    assert r is not None
+    return r
 
 
 def plot(plots, name):
@@ -157,6 +160,64 @@ class Extract(unittest.TestCase):
         self.assertEqual(bench_plot.size_bytes('1G'), 1 << 30)
         self.assertIsNone(bench_plot.size_bytes('-'))
         self.assertEqual([bench_plot.size_label(1 << n) for n in (12, 21, 30)], ['4K', '2M', '1G'])
+
+
+def row(bench_name, case, options='', value='1.000', revision='r1'):
+    return [bench_name, case, '16K', 'range', 'ns_per_call', value, 'ns', options, revision]
+
+
+class Results(unittest.TestCase):
+    def test_old_header_reads_with_empty_options(self):
+        r = rows()
+        self.assertTrue(all(len(x) == len(bench_plot.HEADER) for x in r))
+        self.assertEqual(r[0][7:], ['', ''])
+        self.assertIsNone(bench_plot.parse_results([['benchmark', 'other']]))
+
+    def test_a_run_replaces_only_its_benchmark_case_and_options(self):
+        old = [row('tlb', 'qemu-icount'), row('tlb', 'qemu-icount', 'rmap_batch=0'),
+               row('tlb', 'qemu-tcg'), row('page_alloc', 'qemu-icount')]
+        new = [row('tlb', 'qemu-icount', value='2.000', revision='r2')]
+        merged, replaced = bench.merge_rows(old, new)
+        self.assertEqual(replaced, 1)
+        self.assertEqual(merged, old[1:] + new)
+        # Other options: kept side by side, nothing replaced.
+        new = [row('tlb', 'qemu-icount', 'rmap_batch=0 x=1')]
+        merged, replaced = bench.merge_rows(old, new)
+        self.assertEqual((merged, replaced), (old + new, 0))
+        # The same options again: that run's rows only.
+        new = [row('tlb', 'qemu-icount', 'rmap_batch=0', revision='r3')]
+        merged, replaced = bench.merge_rows(old, new)
+        self.assertEqual(replaced, 1)
+        self.assertEqual(merged, [old[0]] + old[2:] + new)
+
+    def test_write_csv_upgrades_an_older_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'results.csv')
+            Path(path).write_text(CSV)
+            self.assertEqual(bench.write_csv(path, [row('tlb_shootdown', 'qemu-tcg', 'a=1')]), 0)
+            with open(path, newline='') as f:
+                back = list(csv.reader(f))
+            self.assertEqual(back[0], bench_plot.HEADER)
+            self.assertEqual(back[1:-1], rows())
+            self.assertEqual(back[-1], row('tlb_shootdown', 'qemu-tcg', 'a=1'))
+
+    def test_options_are_tables_and_plots_of_their_own(self):
+        r = rows() + [row('tlb_shootdown', 'qemu-tcg', 'rmap_batch=0'),
+                      row('tlb_shootdown', 'qemu-tcg/x', 'init=/a b')]
+        names = [p.name for p in bench_plot.extract(r)[0]]
+        self.assertIn('tlb_shootdown-qemu-tcg', names)
+        self.assertIn('tlb_shootdown-qemu-tcg[rmap_batch=0]', names)
+        self.assertIn('tlb_shootdown-qemu-tcg[init=:a,b]-x', names)
+        p = plot(bench_plot.extract(r)[0], 'tlb_shootdown-qemu-tcg[rmap_batch=0]')
+        self.assertEqual(p.env, 'qemu-tcg')
+        out = io.StringIO()
+        bench.print_tables(r, ['ns_per_call'], False, out)
+        self.assertIn('tlb_shootdown on qemu-tcg[rmap_batch=0]', out.getvalue())
+        self.assertIn('tlb_shootdown on qemu-tcg (gain', out.getvalue())
+        out = io.StringIO()
+        bench.print_runs(r, out)
+        self.assertIn('qemu-tcg[rmap_batch=0]: revision r1', out.getvalue())
+        self.assertIn('host: revision not recorded', out.getvalue())
 
 
 class Script(unittest.TestCase):

@@ -468,6 +468,26 @@ class HolesTest(unittest.TestCase):
             self.assertEqual((o.passed, o.failed), (2, 1))
 
 
+class MceInjectTest(unittest.TestCase):
+    def test_requests(self):
+        injected = []
+        inj = runner.MceInjector('/nonexistent', None)
+        inj.inject = lambda cmd, cpu, cond: injected.append((cmd, cpu, cond))
+        inj.feed(b'[    1.0] boot\r\nmce-inject: when cpl=3 mce 0 1 0xbd80000000000000 7 0x1000 0x86\r\n')
+        inj.feed(b'mce-inject: mce 2 1 5 7 0x2000 ')
+        inj.feed(b'0x86\nmce-inject: mce 1; quit\nmce-inject: when rip=0x10-0x20 mce 3 1 1 2 3 4\n')
+        self.assertEqual(injected, [
+            ('mce 0 1 0xbd80000000000000 7 0x1000 0x86', '0', 'cpl=3'),
+            ('mce 2 1 5 7 0x2000 0x86', '2', None),
+            ('mce 3 1 1 2 3 4', '3', 'rip=0x10-0x20')])
+
+    def test_plan_option(self):
+        job = runner.parse_plan('m qemu firmware=direct topology=numa3 mce=inject\n')[0]
+        self.assertEqual(job.opts['mce'], 'inject')
+        with self.assertRaises(runner.PlanError):
+            runner.parse_plan('m qemu firmware=direct topology=numa3 mce=yes\n')
+
+
 class CheckTest(unittest.TestCase):
     JOB = runner.Job('vm', 'qemu', {'firmware': 'direct', 'topology': 'numa3', 'check': 'topology'})
 

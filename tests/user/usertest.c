@@ -28,6 +28,7 @@
 #define SYS_sched_yield 24
 #define SYS_getppid 110
 #define SYS_uname 63
+#define SYS_sysinfo 99
 #define SYS_arch_prctl 158
 #define SYS_clock_gettime 228
 #define SYS_getrandom 318
@@ -63,6 +64,18 @@ static int basic(void)
 	CHECK(syscall3(SYS_uname, uts, 0, 0) == 0 && ustreq(uts, "Quire"));
 	CHECK(syscall3(SYS_uname, (void *)1, 0, 0) == -EFAULT);
 	CHECK(syscall3(SYS_clock_gettime, 1, (void *)0x10, 0) == -EFAULT);
+	/* sysinfo: Linux's layout, bytes (mem_unit 1), free <= total, this task counted */
+	{
+		unsigned long si[14];	/* struct sysinfo: 112 bytes */
+
+		CHECK(syscall3(SYS_sysinfo, si, 0, 0) == 0);
+		CHECK((unsigned)si[13] == 1);			/* mem_unit */
+		CHECK(si[4] > (64UL << 20) && si[5] <= si[4]);	/* totalram, freeram */
+		CHECK((si[10] & 0xffff) >= 1);			/* procs */
+		CHECK((long)si[0] >= 0);			/* uptime */
+		CHECK(syscall3(SYS_sysinfo, (void *)0x10, 0, 0) == -EFAULT);
+		CHECK(syscall3(SYS_sysinfo, (void *)0xffff888000001000UL, 0, 0) == -EFAULT);
+	}
 	CHECK(syscall3(SYS_getpid, 0, 0, 0) > 0);
 	CHECK(syscall3(999, 0, 0, 0) == -ENOSYS);
 

@@ -1,6 +1,6 @@
 /*
  * meminfo: what the system says about itself without /proc: uname(2),
- * then sysinfo(2) (memory, uptime, processes) where the kernel has it.
+ * then sysinfo(2) (memory, uptime, processes), or why it failed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,8 +21,8 @@ int main(void)
 		printf("sysinfo: %s\n", strerror(errno));
 		return 0;
 	}
-	printf("MemTotal:  %10lu kB\n", si.totalram / 1024 * si.mem_unit);
-	printf("MemFree:   %10lu kB\n", si.freeram / 1024 * si.mem_unit);
+	printf("MemTotal:  %10llu kB\n", (unsigned long long)si.totalram * si.mem_unit / 1024);
+	printf("MemFree:   %10llu kB\n", (unsigned long long)si.freeram * si.mem_unit / 1024);
 	printf("Uptime:    %10ld s\n", si.uptime);
 	printf("Processes: %10u\n", si.procs);
 	return 0;

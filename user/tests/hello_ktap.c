@@ -26,6 +26,7 @@ int main(int argc, char **argv)
 	CHECK(write(1, msg, sizeof(msg) - 1) == (ssize_t)sizeof(msg) - 1);
 	ktap_report("write_stdout", NULL);
 	CHECK(getpid() > 0);
+	CHECK(getppid() != 0 || getpid() == 1);	/* started by the kernel: pid 1, as on Linux */
 	ktap_report("getpid_positive", NULL);
 	p = malloc(1 << 20);
 	CHECK(p != NULL && (memset(p, 0x5a, 1 << 20), p[(1 << 20) - 1] == 0x5a));

@@ -362,9 +362,382 @@ out:
 	ktap_report("pmd_thp", skip);
 }
 
+/* write(2) of exactly len bytes (NULs included) to path: the result, or -errno. */
+static long put_bytes(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY);
+	long n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}
+
+/*
+ * Linux's sysfs store: the value ends at the first NUL, one trailing
+ * newline is dropped, an empty write stores nothing and returns 0; the
+ * counters refuse to be opened for writing.
+ */
+static void thp_store_bytes(void)
+{
+	char buf[64], saved[16], saved64[16];
+
+	current_mode(THP "/enabled", saved, sizeof(saved));
+	current_mode(THP "/hugepages-64kB/enabled", saved64, sizeof(saved64));
+	CHECK(put_bytes(THP "/enabled", "madvise\0", 8) == 8);
+	slurp(THP "/enabled", buf, sizeof(buf));
+	CHECK(!strcmp(buf, "always [madvise] never\n"));
+	CHECK(put_bytes(THP "/enabled", "never\0junk", 10) == 10);
+	slurp(THP "/enabled", buf, sizeof(buf));
+	CHECK(!strcmp(buf, "always madvise [never]\n"));
+	CHECK(put_bytes(THP "/enabled", "", 0) == 0);
+	CHECK(put_bytes(THP "/enabled", "always\n\n", 8) == -EINVAL);
+	CHECK(put_bytes(THP "/enabled", "always\nx", 8) == -EINVAL);
+	slurp(THP "/enabled", buf, sizeof(buf));
+	CHECK(!strcmp(buf, "always madvise [never]\n"));
+	CHECK(put_bytes(THP "/hugepages-64kB/enabled", "inherit\0", 8) == 8);
+	CHECK(put_bytes(THP "/hugepages-64kB/enabled", "", 0) == 0);
+	slurp(THP "/hugepages-64kB/enabled", buf, sizeof(buf));
+	CHECK(!strcmp(buf, "always [inherit] madvise never\n"));
+	CHECK(put(THP "/hugepages-64kB/enabled", saved64) == (long)strlen(saved64));
+	CHECK(put(THP "/enabled", saved) == (long)strlen(saved));
+	CHECK(open_errno(THP "/hugepages-64kB/stats/nr_anon", O_RDWR) == EACCES);
+	CHECK(open_errno(THP "/hugepages-2048kB/stats/split", O_WRONLY) == EACCES);
+	ktap_report("thp_store_bytes", NULL);
+}
+
+/* A per-size counter (…/hugepages-<kb>kB/stats/<name>), or -1. */
+static long mthp_stat(unsigned long kb, const char *name)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path), THP "/hugepages-%lukB/stats/%s", kb, name);
+	return slurp(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/* addr rounded up to a multiple of align (a power of two). */
+static char *align_up(void *addr, unsigned long align)
+{
+	return (char *)(((uintptr_t)addr + align - 1) & ~(uintptr_t)(align - 1));
+}
+
+/*
+ * nr_anon_transparent_hugepages counts THPs mapped by a PMD: a partial
+ * mprotect or MADV_DONTNEED splits the mapping and the count drops, while
+ * the 2 MiB nr_anon still counts the folio until it is freed.
+ */
+static void anon_thp_counter(void)
+{
+	char *raw = mmap(NULL, 3 * PMD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = align_up(raw, PMD);
+	long thps = vmstat("nr_anon_transparent_hugepages"), nr = mthp_stat(2048, "nr_anon");
+	long alloc = vmstat("thp_fault_alloc");
+	const char *skip = NULL;
+
+	CHECK(raw != MAP_FAILED && thps >= 0 && nr >= 0);
+	if (raw == MAP_FAILED)
+		goto out;
+	CHECK(madvise(p, 2 * PMD, MADV_HUGEPAGE) == 0);
+	p[0] = 1;
+	p[PMD] = 1;
+	if (vmstat("thp_fault_alloc") != alloc + 2) {
+		skip = "no PMD-mapped THPs from these faults";
+		goto out;
+	}
+	CHECK(vmstat("nr_anon_transparent_hugepages") == thps + 2);
+	CHECK(mthp_stat(2048, "nr_anon") == nr + 2);
+	CHECK(mprotect(p + PMD - PAGE, PAGE, PROT_READ) == 0);
+	CHECK(vmstat("nr_anon_transparent_hugepages") == thps + 1);
+	CHECK(madvise(p + PMD, PAGE, MADV_DONTNEED) == 0);
+	CHECK(vmstat("nr_anon_transparent_hugepages") == thps);
+	CHECK(mthp_stat(2048, "nr_anon") == nr + 2);
+	CHECK(munmap(raw, 3 * PMD) == 0);
+	raw = MAP_FAILED;
+	CHECK(mthp_stat(2048, "nr_anon") == nr);
+	CHECK(vmstat("nr_anon_transparent_hugepages") == thps);
+out:
+	if (raw != MAP_FAILED)
+		munmap(raw, 3 * PMD);
+	ktap_report("anon_thp_counter", skip);
+}
+
+/* THPeligible of the VMA starting at addr, or -1. */
+static long thp_eligible_of(const void *addr)
+{
+	char blk[2048];
+
+	return smaps_block(addr, blk, sizeof(blk)) ? kb(blk, "THPeligible:") : -1;
+}
+
+/*
+ * THPeligible: some enabled size (after the global, per-size and madvise
+ * settings) has a naturally aligned block inside the VMA.
+ */
+static void thp_eligible(void)
+{
+	const unsigned long K64 = 64 * 1024;
+	char saved16[16], saved64[16];
+	char *raw = mmap(NULL, 8 * K64, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a = align_up(raw, K64), *b = a + 2 * K64 + PAGE;
+
+	current_mode(THP "/hugepages-16kB/enabled", saved16, sizeof(saved16));
+	current_mode(THP "/hugepages-64kB/enabled", saved64, sizeof(saved64));
+	CHECK(raw != MAP_FAILED);
+	if (raw == MAP_FAILED)
+		goto out;
+	munmap(raw, 8 * K64);
+	/* a: 64 KiB, 64 KiB-aligned; b: 64 KiB at 4 KiB past a 64 KiB boundary. */
+	CHECK(mmap(a, K64, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == a);
+	CHECK(mmap(b, K64, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == b);
+	CHECK(put(THP "/hugepages-16kB/enabled", "never") == 5);
+	CHECK(put(THP "/hugepages-64kB/enabled", "never") == 5);
+	CHECK(thp_eligible_of(a) == 0);		/* only 2 MiB is enabled: it does not fit */
+	CHECK(put(THP "/hugepages-64kB/enabled", "always") == 6);
+	CHECK(thp_eligible_of(a) == 1);
+	CHECK(thp_eligible_of(b) == 0);		/* no aligned 64 KiB block inside b */
+	CHECK(put(THP "/hugepages-16kB/enabled", "always") == 6);
+	CHECK(thp_eligible_of(b) == 1);
+	CHECK(put(THP "/hugepages-16kB/enabled", "never") == 5);
+	CHECK(put(THP "/hugepages-64kB/enabled", "madvise") == 7);
+	CHECK(thp_eligible_of(a) == 0);
+	CHECK(madvise(a, K64, MADV_HUGEPAGE) == 0);
+	CHECK(thp_eligible_of(a) == 1);
+	CHECK(madvise(a, K64, MADV_NOHUGEPAGE) == 0);
+	CHECK(thp_eligible_of(a) == 0);
+	munmap(a, K64);
+	munmap(b, K64);
+out:
+	CHECK(put(THP "/hugepages-16kB/enabled", saved16) == (long)strlen(saved16));
+	CHECK(put(THP "/hugepages-64kB/enabled", saved64) == (long)strlen(saved64));
+	ktap_report("thp_eligible", NULL);
+}
+
+/* n pagemap entries from addr into pm: 1 when read whole. */
+static int pagemap_range(int fd, const void *addr, uint64_t *pm, unsigned long n)
+{
+	return pm_read(fd, pm, n * 8, (off_t)((uintptr_t)addr / PAGE) * 8) == (long)(n * 8);
+}
+
+/* Which of n pagemap entries have the exclusive bit: a bit mask (n <= 64). */
+static uint64_t exclusive_mask(int fd, const void *addr, unsigned long n)
+{
+	uint64_t pm[64], mask = 0;
+
+	if (!pagemap_range(fd, addr, pm, n))
+		return ~0ULL;
+	for (unsigned long i = 0; i < n; i++)
+		if (pm[i] & PM_EXCLUSIVE)
+			mask |= 1ULL << i;
+	return mask;
+}
+
+/*
+ * A child that writes page `page` of [p, ...) (its copy-on-write), tells
+ * the parent through done[1] and exits when told through go[0].
+ */
+static pid_t cow_child(char *p, unsigned long page, int done[2], int go[2])
+{
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(done) || pipe(go))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		p[page * PAGE + 1] = 0x55;
+		c = write(done[1], &c, 1) == 1 ? 0 : 1;
+		c |= read(go[0], &c, 1) != 1;
+		_exit(c);
+	}
+	return pid;
+}
+
+static int cow_child_wait_written(int done[2])
+{
+	char c;
+
+	return read(done[0], &c, 1) == 1;
+}
+
+static int cow_child_finish(pid_t pid, int done[2], int go[2])
+{
+	char c = 0;
+	int status = -1;
+	int ok = write(go[1], &c, 1) == 1 && waitpid(pid, &status, 0) == pid &&
+		 WIFEXITED(status) && WEXITSTATUS(status) == 0;
+
+	close(done[0]);
+	close(done[1]);
+	close(go[0]);
+	close(go[1]);
+	return ok;
+}
+
+/*
+ * The exclusive bit is per page (the page's mapcount is 1): after a
+ * child's copy-on-write of page 3 of a shared 64 KiB folio, the parent's
+ * page 3 is exclusive and the other 15 are not; once the child is gone
+ * all 16 are. A write then still copies (a large folio's page shared since
+ * fork is not reused).
+ */
+static void exclusive_per_page_mthp(void)
+{
+	const unsigned long K64 = 64 * 1024;
+	char saved64[16];
+	char *raw = mmap(NULL, 2 * K64, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = align_up(raw, K64);
+	int fd = open("/proc/self/pagemap", O_RDONLY), done[2], go[2];
+	const char *skip = NULL;
+	uint64_t pm[16], pm2[16];
+	pid_t pid;
+
+	current_mode(THP "/hugepages-64kB/enabled", saved64, sizeof(saved64));
+	CHECK(raw != MAP_FAILED && fd >= 0);
+	if (raw == MAP_FAILED || fd < 0)
+		goto out;
+	CHECK(put(THP "/hugepages-64kB/enabled", "always") == 6);
+	for (unsigned long i = 0; i < 16; i++)
+		p[i * PAGE] = (char)i;
+	CHECK(pagemap_range(fd, p, pm, 16));
+	for (unsigned long i = 0; i < 16; i++)
+		if (pm[i] != pm[0] + i || (pm[0] & PM_PFN) % 16) {
+			skip = "no 64 KiB folio from this fault";
+			goto out;
+		}
+	CHECK(exclusive_mask(fd, p, 16) == 0xffff);
+	pid = cow_child(p, 3, done, go);
+	CHECK(pid > 0);
+	if (pid <= 0)
+		goto out;
+	CHECK(cow_child_wait_written(done));
+	CHECK(exclusive_mask(fd, p, 16) == 1ULL << 3);
+	CHECK(pagemap_range(fd, p, pm2, 16) && pm2[3] == (pm[3] | PM_EXCLUSIVE));
+	CHECK(cow_child_finish(pid, done, go));
+	CHECK(exclusive_mask(fd, p, 16) == 0xffff);
+	/* Linux 6.12 copies the page to a 4 KiB folio rather than reuse it. */
+	p[5 * PAGE + 1] = 1;
+	CHECK(pagemap_range(fd, p, pm2, 16));
+	CHECK((pm2[5] & PM_PFN) != (pm[5] & PM_PFN) && (pm2[5] & PM_EXCLUSIVE));
+	CHECK(pm2[4] == (pm[4] | PM_EXCLUSIVE) && pm2[6] == (pm[6] | PM_EXCLUSIVE));
+	CHECK(p[5 * PAGE] == 5 && p[3 * PAGE + 1] == 0);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (raw != MAP_FAILED)
+		munmap(raw, 2 * K64);
+	CHECK(put(THP "/hugepages-64kB/enabled", saved64) == (long)strlen(saved64));
+	ktap_report("exclusive_per_page_mthp", skip);
+}
+
+/*
+ * The same with a PMD-mapped THP: while parent and child map it by PMD no
+ * page is exclusive; the child's write splits its PMD and copies page 9,
+ * which alone becomes exclusive in the parent; once the child is gone all
+ * are, and a write reuses the folio in place, still PMD-mapped.
+ */
+static void exclusive_per_page_pmd(void)
+{
+	char *raw = mmap(NULL, 2 * PMD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = align_up(raw, PMD);
+	long alloc = vmstat("thp_fault_alloc"), thps;
+	int fd = open("/proc/self/pagemap", O_RDONLY), done[2], go[2];
+	const char *skip = NULL;
+	uint64_t pm[16], pm2[16];
+	pid_t pid;
+
+	CHECK(raw != MAP_FAILED && fd >= 0);
+	if (raw == MAP_FAILED || fd < 0)
+		goto out;
+	CHECK(madvise(p, PMD, MADV_HUGEPAGE) == 0);
+	p[0] = 1;
+	if (vmstat("thp_fault_alloc") != alloc + 1) {
+		skip = "no PMD-mapped THP from this fault";
+		goto out;
+	}
+	thps = vmstat("nr_anon_transparent_hugepages");
+	CHECK(pagemap_range(fd, p, pm, 16) && exclusive_mask(fd, p, 16) == 0xffff);
+	pid = cow_child(p, 9, done, go);
+	CHECK(pid > 0);
+	if (pid <= 0)
+		goto out;
+	CHECK(cow_child_wait_written(done));
+	CHECK(exclusive_mask(fd, p, 16) == 1ULL << 9);
+	CHECK(exclusive_mask(fd, p + PMD - 16 * PAGE, 16) == 0);
+	CHECK(vmstat("nr_anon_transparent_hugepages") == thps);
+	CHECK(cow_child_finish(pid, done, go));
+	CHECK(exclusive_mask(fd, p, 16) == 0xffff);
+	p[5 * PAGE] = 1;
+	CHECK(pagemap_range(fd, p, pm2, 16) && !memcmp(pm, pm2, sizeof(pm)));
+	CHECK(vmstat("nr_anon_transparent_hugepages") == thps);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (raw != MAP_FAILED)
+		munmap(raw, 2 * PMD);
+	ktap_report("exclusive_per_page_pmd", skip);
+}
+
+/* How many VMAs (smaps blocks) overlap [a, a + len): -1 when smaps cannot be read. */
+static int vmas_in(const void *a, unsigned long len)
+{
+	static char buf[1 << 16];
+	unsigned long lo = (uintptr_t)a, hi = lo + len, s, e;
+	int n = 0;
+
+	if (slurp("/proc/self/smaps", buf, sizeof(buf)) <= 0)
+		return -1;
+	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (sscanf(l, "%lx-%lx ", &s, &e) == 2 && strchr(l, '-') < strchr(l, ' ') &&
+		    s < hi && e > lo)
+			n++;
+	return n;
+}
+
+/*
+ * mprotect, madvise and mmap merge a VMA with compatible neighbours, as
+ * Linux's vma_merge does: one smaps block again.
+ */
+static void vma_merge(void)
+{
+	char *raw = mmap(NULL, 10 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = raw + PAGE, blk[2048], header[40];
+
+	CHECK(raw != MAP_FAILED);
+	if (raw == MAP_FAILED)
+		goto out;
+	/* p: 6 pages with a hole below and three free pages above. */
+	CHECK(munmap(raw, PAGE) == 0 && munmap(raw + 7 * PAGE, 3 * PAGE) == 0);
+	p[0] = 1;
+	p[3 * PAGE] = 1;
+	CHECK(vmas_in(p, 6 * PAGE) == 1);
+	CHECK(mprotect(p + 2 * PAGE, 2 * PAGE, PROT_READ) == 0);
+	CHECK(vmas_in(p, 6 * PAGE) == 3);
+	CHECK(mprotect(p + 2 * PAGE, 2 * PAGE, PROT_READ | PROT_WRITE) == 0);
+	CHECK(vmas_in(p, 6 * PAGE) == 1);
+	CHECK(madvise(p, 2 * PAGE, MADV_DONTFORK) == 0);
+	CHECK(vmas_in(p, 6 * PAGE) == 2);
+	CHECK(madvise(p, 2 * PAGE, MADV_DOFORK) == 0);
+	CHECK(vmas_in(p, 6 * PAGE) == 1);
+	CHECK(mmap(p + 6 * PAGE, PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == p + 6 * PAGE);
+	CHECK(vmas_in(p, 7 * PAGE) == 1);
+	CHECK(smaps_block(p, blk, sizeof(blk)));
+	snprintf(header, sizeof(header), "%08lx-%08lx rw-p ", (unsigned long)(uintptr_t)p,
+		 (unsigned long)(uintptr_t)(p + 7 * PAGE));
+	CHECK(!strncmp(blk, header, strlen(header)));
+	CHECK(p[0] == 1 && p[3 * PAGE] == 1 && p[6 * PAGE] == 0);
+	CHECK(munmap(p, 7 * PAGE) == 0);
+out:
+	ktap_report("vma_merge", NULL);
+}
+
 int main(void)
 {
-	ktap_begin("procfs_user", 8);
+	ktap_begin("procfs_user", 14);
 	thp_enabled();
 	thp_size_enabled();
 	thp_stats();
@@ -373,5 +746,11 @@ int main(void)
 	pagemap();
 	smaps();
 	pmd_thp();
+	thp_store_bytes();
+	anon_thp_counter();
+	thp_eligible();
+	exclusive_per_page_mthp();
+	exclusive_per_page_pmd();
+	vma_merge();
 	return ktap_finish();
 }

@@ -39,6 +39,10 @@ isr_\vector:
 
 	.type common_interrupt, @function
 common_interrupt:
+	/* For debuggers, the outermost kernel frame: the caller is the interrupted code. */
+	.cfi_sections .debug_frame
+	.cfi_startproc
+	.cfi_undefined rip
 	cld
 	/* From user mode: switch GS to this CPU's per-CPU area (CS is at 24(%rsp)). */
 	testb $3, 24(%rsp)
@@ -47,13 +51,25 @@ common_interrupt:
 1:	PUSH_REGS
 	movq %rsp, %rdi
 	call do_trap
-	POP_REGS
+3:	POP_REGS
 	addq $16, %rsp			/* vector and error code */
 	testb $3, 8(%rsp)		/* back to user mode: give GS back */
 	jz 2f
 	swapgs
 2:	iretq
+	.cfi_endproc
 	.size common_interrupt, . - common_interrupt
+
+/*
+ * Where do_trap returns to, for the unwinder (stacktrace.c): the frame
+ * whose return address this is sits right below the struct pt_regs.
+ */
+	.pushsection .rodata
+	.align 8
+	.globl trap_entry_return
+trap_entry_return:
+	.quad 3b
+	.popsection
 
 /* The table of stub addresses, read by idt_init(). */
 	.macro stub_addr v

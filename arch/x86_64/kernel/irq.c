@@ -133,7 +133,7 @@ void handle_nmi(struct pt_regs *regs)
 		pr_emerg("CPU %d: backtrace (task %s, %s, preempt_count %d, interrupts %s)\n",
 			 smp_processor_id(), t ? t->comm : "-", sym, this_cpu()->preempt_count,
 			 regs->rflags & X86_EFLAGS_IF ? "on" : "off");
-		show_stack_trace(regs->rip, regs->rbp);
+		show_regs_stack_trace(regs);
 		__atomic_fetch_and(&backtrace_pending, ~me, __ATOMIC_SEQ_CST);
 		return;
 	}

@@ -9,6 +9,7 @@
 #include <quire/percpu.h>
 #include <asm/desc.h>
 #include <asm/cpu.h>
+#include <asm/traps.h>
 #include <asm/pgtable.h>
 #include <asm/direct_map.h>
 #include <quire/process.h>
@@ -110,6 +111,7 @@ void syscall_init(void)
 	wrmsr(0xc0000084, (1UL << 9) | (1UL << 10) | (1UL << 8) | (1UL << 18));
 	wrmsr(MSR_KERNEL_GS_BASE, 0);
 	protection_init();
+	mce_cpu_init();		/* machine checks on this CPU (mce.c) */
 }
 
 /*

@@ -19,6 +19,10 @@
 	.globl syscall_entry
 	.type syscall_entry, @function
 syscall_entry:
+	/* For debuggers, the outermost kernel frame (the caller is user space). */
+	.cfi_sections .debug_frame
+	.cfi_startproc
+	.cfi_undefined rip
 	swapgs
 	movq %rsp, %gs:PERCPU_USER_RSP
 	movq %gs:PERCPU_KERNEL_STACK, %rsp
@@ -34,14 +38,23 @@ syscall_entry:
 	sti
 	movq %rsp, %rdi
 	call do_syscall
-	cli
+1:	cli
 	.globl ret_to_user
 ret_to_user:
 	POP_REGS
 	addq $16, %rsp
 	swapgs
 	iretq
+	.cfi_endproc
 	.size syscall_entry, . - syscall_entry
+
+/* Where do_syscall returns to, for the unwinder, as trap_entry_return. */
+	.pushsection .rodata
+	.align 8
+	.globl syscall_entry_return
+syscall_entry_return:
+	.quad 1b
+	.popsection
 
 /*
  * A forked child's first run: switch_to "returns" here with the previous

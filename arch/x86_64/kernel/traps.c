@@ -22,6 +22,7 @@
 #include <asm/pgtable.h>
 #include <quire/mmap.h>
 #include <quire/uaccess.h>
+#include <quire/copy_mc.h>
 #include <quire/process.h>
 #include <quire/errno.h>
 
@@ -143,7 +144,7 @@ void show_trap_report(const struct pt_regs *r, u64 cr2)
 		 (unsigned long long)r->r14, (unsigned long long)r->r15);
 	pr_emerg("CR0: %016llx CR3: %016llx CR4: %016llx\n", (unsigned long long)read_cr0(),
 		 (unsigned long long)read_cr3(), (unsigned long long)read_cr4());
-	show_stack_trace(r->rip, r->rbp);
+	show_regs_stack_trace(r);
 }
 
 void do_trap(struct pt_regs *regs);
@@ -160,8 +161,10 @@ static bool do_user_page_fault(struct pt_regs *regs, u64 cr2)
 	unsigned int flags = 0;
 	int err;
 
+	const struct exception_table_entry *e = search_exception_tables(regs->rip);
+
 	if (cr2 >= USER_TOP || !t || !t->mm ||
-	    (!user_mode(regs) && !search_exception_tables(regs->rip)))
+	    (!user_mode(regs) && !(e && (e->type & EX_TYPE_UACCESS))))
 		return false;
 	if (regs->error_code & X86_PF_WRITE)
 		flags |= FAULT_FLAG_WRITE;
@@ -200,6 +203,35 @@ static void user_exception(struct pt_regs *regs, u64 cr2)
 	force_sig_fault(sig, addr, regs->rip, why);
 }
 
+/*
+ * An exception at an instruction of the exception table that may take it
+ * resumes at the entry's fixup: a user copy takes #PF and #GP (a bad user
+ * pointer: the copy returns short, the caller says -EFAULT); a machine-
+ * check-safe copy takes #MC, and the copy_mc test hook's page fault on a
+ * poisoned address (include/quire/copy_mc.h). Anything else is a bug.
+ */
+static bool fixup_exception(struct pt_regs *regs, u64 cr2)
+{
+	const struct exception_table_entry *e = search_exception_tables(regs->rip);
+	bool simulated = regs->vector == X86_TRAP_PF && copy_mc_test_poisoned(cr2);
+	unsigned long takes;
+
+	if (!e)
+		return false;
+	if (regs->vector == X86_TRAP_MC || simulated)
+		takes = EX_TYPE_MCE_SAFE;
+	else if (regs->vector == X86_TRAP_PF || regs->vector == X86_TRAP_GP)
+		takes = EX_TYPE_UACCESS;
+	else
+		return false;
+	if (!(e->type & takes))
+		return false;
+	if (takes == EX_TYPE_MCE_SAFE)
+		mce_recovered_in_copy(regs, cr2, simulated);
+	regs->rip = e->fixup;
+	return true;
+}
+
 void do_trap(struct pt_regs *regs)
 {
 	u64 cr2 = regs->vector == X86_TRAP_PF ? read_cr2() : 0;
@@ -235,13 +267,29 @@ void do_trap(struct pt_regs *regs)
 	}
 	if (regs->vector == X86_TRAP_PF && do_user_page_fault(regs, cr2))
 		return;
-	if (!user_mode(regs)) {
-		unsigned long fixup = search_exception_tables(regs->rip);
-
-		if (fixup) {		/* a user copy hit a bad pointer: -EFAULT */
-			regs->rip = fixup;
+	if (regs->vector == X86_TRAP_MC) {
+		switch (do_machine_check(regs)) {
+		case MCE_CORRECTED:
 			return;
+		case MCE_RESUME_AT_FIXUP:
+			if (fixup_exception(regs, 0))
+				return;
+			break;
+		case MCE_KILL_USER:
+			local_irq_enable();
+			force_sig_fault(SIGBUS, 0, regs->rip,
+					"machine check: memory error consumed (BUS_MCEERR_AR)");
+		case MCE_FATAL:
+			break;
 		}
+		/* No crash hook: after a fatal machine check nothing may go on. */
+		show_trap_report(regs, cr2);
+		panic("do_trap: fatal machine check in %s mode (the banks are above)",
+		      user_mode(regs) ? "user" : "kernel");
+	}
+	if (!user_mode(regs)) {
+		if (fixup_exception(regs, cr2))
+			return;
 	} else {
 		user_exception(regs, cr2);	/* kills the process */
 	}

@@ -5,6 +5,8 @@
  * counts. With SMAP, the copy is the only place the kernel opens user
  * memory (stac ... clac).
  */
+#include <quire/extable.h>
+
 	.text
 	.globl copy_user_generic
 	.type copy_user_generic, @function
@@ -23,6 +25,4 @@ copy_user_generic:
 4:	ret
 	.size copy_user_generic, . - copy_user_generic
 
-	.section __ex_table, "a"
-	.balign 8
-	.quad 1b, 2b
+	EX_ENTRY 1b, 2b, EX_TYPE_UACCESS

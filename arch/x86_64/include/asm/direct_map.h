@@ -13,6 +13,13 @@ extern bool direct_map_ready;
 /* Physical address of the kernel's top-level page table. */
 extern phys_addr_t kernel_pml4_phys;
 
+/*
+ * Make the direct map's 4 KiB page at va present or not, on every CPU,
+ * splitting the large page that holds it first (direct_map_split.c).
+ * 0, -ENOMEM or -EINVAL (va not in the direct map).
+ */
+int direct_map_set_present(unsigned long va, bool present);
+
 void x86_memblock_init(void);
 void init_direct_map(void);
 

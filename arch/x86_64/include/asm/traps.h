@@ -73,4 +73,17 @@ void fault_catch_end(struct fault_catch *fc);
 #define fault_catch_begin(fc) (fault_catch_push(fc, -1), setjmp((fc)->env))
 #define fault_catch_begin_vector(fc, v) (fault_catch_push(fc, v), setjmp((fc)->env))
 
+struct pt_regs;
+/* What the #MC handler must do next (mce.c). */
+enum mce_action {
+	MCE_FATAL,		/* panic: the banks are logged */
+	MCE_CORRECTED,		/* logged; resume */
+	MCE_RESUME_AT_FIXUP,	/* inside a machine-check-safe copy */
+	MCE_KILL_USER,		/* the user process consumed poison: SIGBUS */
+};
+enum mce_action do_machine_check(const struct pt_regs *regs);
+void mce_cpu_init(void);
+/* A machine check (or the copy_mc test hook's) ended a safe copy (mce.c). */
+void mce_recovered_in_copy(const struct pt_regs *regs, unsigned long addr, bool simulated);
+
 #endif
