@@ -32,4 +32,8 @@ int vfs_mount(const char *path, struct inode *root);
 struct inode *follow_mount(struct inode *inode);
 bool is_mountpoint(struct inode *inode);
 
+/* /sys/devices/system/{node,cpu} (fs/sysfs_node.c), built by sysfs_init. */
+struct pseudo_node;
+int sysfs_node_init(struct pseudo_node *root);
+
 #endif

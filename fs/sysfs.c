@@ -8,7 +8,8 @@
  *   /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/<name>   a number
  *
  * for the sizes 16kB .. 2048kB (orders 2..9) and the names of
- * mthp_stat_names[]. A write of a value the setting does not know is
+ * mthp_stat_names[]; and the node and CPU topology under
+ * /sys/devices/system (fs/sysfs_node.c). A write of a value the setting does not know is
  * EINVAL, and the setting stays as it was.
  */
 #define pr_fmt(fmt) "sysfs: " fmt
@@ -96,6 +97,8 @@ int sysfs_init(void)
 	for (unsigned int order = THP_ORDER_MIN; order <= HPAGE_PMD_ORDER && !err; order++)
 		if (THP_ORDERS_ANON & (1UL << order))
 			err = add_size_dir(thp, order);
+	if (!err)
+		err = sysfs_node_init(sysfs_root);
 	if (!err)
 		err = vfs_mount("/sys", pseudo_inode(sysfs_root));
 	if (!err)

@@ -42,7 +42,15 @@ static int reaper_thread(void *unused)
 	return 0;
 }
 
-long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+#define CLONE_CHILD_CLEARTID	0x00200000
+#define CLONE_CHILD_SETTID	0x01000000
+
+/*
+ * A copy of the calling process; its tid (the parent's return) or -errno.
+ * set_tid: where the child writes its tid before it first runs in user
+ * mode (CLONE_CHILD_SETTID); clear_tid: its set_tid_address.
+ */
+static long do_fork(int *set_tid, int *clear_tid)
 {
 	struct task *parent = current, *child;
 	struct mm_struct *mm;
@@ -51,7 +59,7 @@ long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 		struct task *r = kthread_run(reaper_thread, NULL, "reaper");
 
 		if (r && __atomic_exchange_n(&reaper, r, __ATOMIC_SEQ_CST))
-			pr_warn("two reapers started\\n");	/* harmless: both work */
+			pr_warn("two reapers started\n");	/* harmless: both work */
 	}
 	mm = dup_mm(parent->mm);
 	if (!mm)
@@ -69,6 +77,8 @@ long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	}
 	child->mm = mm;
 	child->cpus_allowed = parent->cpus_allowed;
+	child->set_child_tid = set_tid;
+	child->clear_child_tid = clear_tid;
 	arch_fork_frame(child, parent);
 	spin_lock(&process_lock);
 	child->parent = parent;
@@ -78,15 +88,27 @@ long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return child->tid;
 }
 
-/* The clone flags fork and vfork need: only SIGCHLD (and, for vfork, CLONE_VM|CLONE_VFORK, copied instead). */
-long sys_clone(u64 flags, u64 stack, u64 a2, u64 a3, u64 a4, u64 a5)
+long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	if ((flags & ~0xffUL & ~0x4100UL) || stack) {
-		pr_warn("clone with flags %#llx: only fork-like clones are supported (-ENOSYS)\\n",
+	return do_fork(NULL, NULL);
+}
+
+/*
+ * The clone flags fork and vfork need: the exit signal, for vfork
+ * CLONE_VM|CLONE_VFORK (copied instead), and glibc's fork's
+ * CLONE_CHILD_SETTID|CLONE_CHILD_CLEARTID with ctid (the fourth argument).
+ */
+long sys_clone(u64 flags, u64 stack, u64 ptid, u64 ctid, u64 tls, u64 a5)
+{
+	u64 known = 0xffUL | 0x4100UL | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
+
+	if ((flags & ~known) || stack) {
+		pr_warn("clone with flags %#llx: only fork-like clones are supported (-ENOSYS)\n",
 			(unsigned long long)flags);
 		return -ENOSYS;
 	}
-	return sys_fork(0, 0, 0, 0, 0, 0);
+	return do_fork(flags & CLONE_CHILD_SETTID ? (int *)ctid : NULL,
+		       flags & CLONE_CHILD_CLEARTID ? (int *)ctid : NULL);
 }
 
 /* A zombie child matching pid (-1: any), and whether any child matches at all. */
@@ -209,7 +231,7 @@ long sys_kill(u64 pid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
 	if (sig == 0 || sig > 64)
 		return sig == 0 ? 0 : -EINVAL;
 	if (sig != SIGKILL && sig != 15) {
-		pr_warn("kill: only SIGKILL and SIGTERM (default action: terminate) are supported\\n");
+		pr_warn("kill: only SIGKILL and SIGTERM (default action: terminate) are supported\n");
 		return -ENOSYS;
 	}
 	if ((long)pid == (long)current->tid) {

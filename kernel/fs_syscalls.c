@@ -76,7 +76,8 @@ static long rw_begin(u64 fd, u64 ubuf, u64 len, struct file **f, char **bounce)
 	return 0;
 }
 
-long sys_read(u64 fd, u64 ubuf, u64 len, u64 a3, u64 a4, u64 a5)
+/* read(2) at the file position (pos NULL) or pread64(2) at *pos. */
+static long do_read(u64 fd, u64 ubuf, u64 len, loff_t *pos)
 {
 	struct file *f;
 	char *bounce;
@@ -84,8 +85,12 @@ long sys_read(u64 fd, u64 ubuf, u64 len, u64 a3, u64 a4, u64 a5)
 
 	if (done)
 		return done;
+	if (pos && (!f->f_op || !f->f_op->llseek || f->f_op->llseek == no_llseek)) {
+		done = -ESPIPE;		/* a pipe or a terminal has no offsets */
+		len = 0;
+	}
 	while ((u64)done < len) {
-		ssize_t n = vfs_read(f, bounce, min(len - done, (u64)BOUNCE), NULL);
+		ssize_t n = vfs_read(f, bounce, min(len - done, (u64)BOUNCE), pos);
 
 		if (n <= 0) {
 			if (n < 0 && !done)
@@ -103,6 +108,21 @@ long sys_read(u64 fd, u64 ubuf, u64 len, u64 a3, u64 a4, u64 a5)
 	kfree(bounce);
 	fput(f);
 	return done;
+}
+
+long sys_read(u64 fd, u64 ubuf, u64 len, u64 a3, u64 a4, u64 a5)
+{
+	return do_read(fd, ubuf, len, NULL);
+}
+
+/* pread64: read at offset off without moving the file position. */
+long sys_pread64(u64 fd, u64 ubuf, u64 len, u64 off, u64 a4, u64 a5)
+{
+	loff_t pos = (loff_t)off;
+
+	if (pos < 0)
+		return -EINVAL;
+	return do_read(fd, ubuf, len, &pos);
 }
 
 long sys_write(u64 fd, u64 ubuf, u64 len, u64 a3, u64 a4, u64 a5)
@@ -272,6 +292,44 @@ long sys_stat(u64 upath, u64 ust, u64 a2, u64 a3, u64 a4, u64 a5)
 long sys_lstat(u64 upath, u64 ust, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return sys_newfstatat((u64)AT_FDCWD, upath, ust, AT_SYMLINK_NOFOLLOW, 0, 0);
+}
+
+#define X_OK	1
+#define W_OK	2
+#define R_OK	4
+
+/*
+ * faccessat(2) (no flags; Linux's faccessat2 has them): whether path
+ * exists and allows mode for the caller. Every process runs as root, so
+ * only X_OK can fail: a regular file needs an execute bit.
+ */
+long sys_faccessat(u64 dirfd, u64 upath, u64 mode, u64 a3, u64 a4, u64 a5)
+{
+	struct file *held;
+	struct inode *dir;
+	struct stat st;
+	char *path;
+	long err;
+
+	if (mode & ~(u64)(R_OK | W_OK | X_OK))
+		return -EINVAL;
+	err = get_path((const char *)upath, &path);
+	if (err)
+		return err;
+	err = dirfd_inode((int)dirfd, &held, &dir);
+	if (!err)
+		err = vfs_stat(dir, path, 0, &st);
+	if (held)
+		fput(held);
+	kfree(path);
+	if (!err && (mode & X_OK) && S_ISREG(st.st_mode) && !(st.st_mode & 0111))
+		err = -EACCES;
+	return err;
+}
+
+long sys_access(u64 upath, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return sys_faccessat((u64)AT_FDCWD, upath, mode, 0, 0, 0);
 }
 
 long sys_getdents64(u64 fd, u64 ubuf, u64 count, u64 a3, u64 a4, u64 a5)
@@ -478,8 +536,7 @@ long sys_execve(u64 upath, u64 uargv, u64 uenvp, u64 a3, u64 a4, u64 a5)
 		const char *base = strrchr(path, '/');
 
 		strscpy(current->comm, base ? base + 1 : path, sizeof(current->comm));
-		files_close_on_exec(files());
-		err = exec_image(image, size, (const char *const *)argv, (const char *const *)envp);
+		err = exec_image(path, image, size, (const char *const *)argv, (const char *const *)envp);
 	}
 	/* Only a failed exec gets here: the process continues as it was. */
 	kfree(image);

@@ -70,8 +70,8 @@ static int spawn_thread(void *arg)
 		free_spawn_args(a);
 		return -ENOMEM;
 	}
-	err = exec_image(a->image, a->size, (const char *const *)a->argv,
-			 (const char *const *)a->envp);
+	err = exec_image(a->argv[0] ? a->argv[0] : "", a->image, a->size,
+			 (const char *const *)a->argv, (const char *const *)a->envp);
 	files_free(current->files);
 	current->files = NULL;
 

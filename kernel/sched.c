@@ -20,6 +20,7 @@
 #include <quire/string.h>
 #include <quire/panic.h>
 #include <quire/errno.h>
+#include <quire/uaccess.h>
 #include <quire/time.h>
 #include <quire/smp.h>
 #include <quire/debug_locks.h>
@@ -343,9 +344,26 @@ void scheduler_tick(void)
 
 /* ---- kernel threads ---- */
 
+/*
+ * A forked child's first code after the switch, interrupts off; it
+ * returns to user mode, which disables them again. A CLONE_CHILD_SETTID
+ * child stores its tid in its own memory first (a bad address is ignored,
+ * as on Linux).
+ */
 void schedule_tail(struct task *last)
 {
+	struct task *self;
+
 	finish_switch(last);
+	self = current;
+	if (self->set_child_tid) {
+		int tid = self->tid;
+
+		local_irq_enable();
+		if (copy_to_user(self->set_child_tid, &tid, sizeof(tid)))
+			pr_debug("pid %d: CLONE_CHILD_SETTID address unwritable\n", tid);
+		self->set_child_tid = NULL;
+	}
 }
 
 void kthread_start(struct task *last)

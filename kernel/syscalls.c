@@ -131,6 +131,71 @@ static long sys_getppid(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return p ? p->tid : 0;	/* 0: started by the kernel, or orphaned */
 }
 
+/* getuid, geteuid, getgid, getegid: every process runs as root. */
+static long sys_getuid(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return 0;
+}
+
+#define RLIMIT_STACK	3
+#define RLIMIT_CORE	4
+#define RLIMIT_NOFILE	7
+#define RLIMIT_MEMLOCK	8
+#define RLIM_NLIMITS	16
+#define RLIM_INFINITY	(~0UL)
+
+struct rlimit64 {
+	u64 rlim_cur, rlim_max;
+};
+
+/* Linux's defaults for a process started by the kernel; Quire enforces none but NOFILE. */
+static struct rlimit64 default_rlimit(unsigned int resource)
+{
+	switch (resource) {
+	case RLIMIT_STACK:
+		return (struct rlimit64){ STACK_SIZE_MAX, RLIM_INFINITY };
+	case RLIMIT_CORE:
+		return (struct rlimit64){ 0, RLIM_INFINITY };
+	case RLIMIT_NOFILE:
+		return (struct rlimit64){ NR_OPEN_MAX, NR_OPEN_MAX };
+	case RLIMIT_MEMLOCK:
+		return (struct rlimit64){ 8UL << 20, 8UL << 20 };
+	default:
+		return (struct rlimit64){ RLIM_INFINITY, RLIM_INFINITY };
+	}
+}
+
+/*
+ * prlimit64 for the caller (pid 0 or its own): reads the fixed limits;
+ * setting one is refused with -EPERM (Quire has no per-process limits).
+ */
+static long sys_prlimit64(u64 pid, u64 resource, u64 unew, u64 uold, u64 a4, u64 a5)
+{
+	struct rlimit64 old;
+
+	if (resource >= RLIM_NLIMITS)
+		return -EINVAL;
+	if (pid && pid != (u64)current->tid)
+		return -ESRCH;
+	if (unew)
+		return -EPERM;
+	old = default_rlimit((unsigned int)resource);
+	if (uold && copy_to_user((void *)uold, &old, sizeof(old)))
+		return -EFAULT;
+	return 0;
+}
+
+static long sys_getrlimit(u64 resource, u64 uold, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return sys_prlimit64(0, resource, 0, uold, 0, 0);
+}
+
+/* rseq: not implemented; glibc registers it at start-up and goes on without. */
+static long sys_rseq(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return -ENOSYS;
+}
+
 static long sys_set_tid_address(u64 uptr, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	current->clear_child_tid = (int *)uptr;
@@ -375,8 +440,10 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[12] = sys_brk,
 	[14] = sys_rt_sigprocmask,
 	[16] = sys_ioctl,
+	[17] = sys_pread64,
 	[19] = sys_readv,
 	[20] = sys_writev,
+	[21] = sys_access,
 	[22] = sys_pipe,
 	[24] = sys_sched_yield,
 	[28] = sys_madvise,
@@ -393,6 +460,11 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[60] = sys_exit,
 	[63] = sys_uname,
 	[99] = sys_sysinfo,
+	[97] = sys_getrlimit,
+	[102] = sys_getuid,
+	[104] = sys_getuid,		/* getgid */
+	[107] = sys_getuid,		/* geteuid */
+	[108] = sys_getuid,		/* getegid */
 	[72] = sys_fcntl,
 	[80] = sys_chdir,
 	[83] = sys_mkdir,
@@ -409,11 +481,14 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[247] = sys_waitid,
 	[257] = sys_openat,
 	[262] = sys_newfstatat,
+	[269] = sys_faccessat,
 	[292] = sys_dup3,
 	[293] = sys_pipe2,
 	[203] = sys_sched_setaffinity,
 	[204] = sys_sched_getaffinity,
 	[273] = sys_set_robust_list,
+	[302] = sys_prlimit64,
+	[334] = sys_rseq,
 	[309] = sys_getcpu,
 	[319] = sys_memfd_create,
 	[318] = sys_getrandom,

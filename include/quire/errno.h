@@ -38,6 +38,7 @@
 #define ENOTEMPTY	39
 #define ELOOP		40
 #define EOVERFLOW	75
+#define ELIBBAD		80
 #define EHWPOISON	133
 
 #endif

@@ -31,7 +31,8 @@ struct task *process_spawn(const char *name, const void *elf, size_t size,
 			   const char *const argv[], const char *const envp[]);
 
 /* Replace the current task's user image (execve's core). Returns only on failure. */
-int exec_image(const void *elf, size_t size, const char *const argv[], const char *const envp[]);
+int exec_image(const char *filename, const void *elf, size_t size,
+	       const char *const argv[], const char *const envp[]);
 /* End the current process with a wait status (W_EXITCODE). */
 __attribute__((noreturn)) void do_exit(int status);
 /* Kill the current process with a signal, after a one-line report on the console. */

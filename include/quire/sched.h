@@ -63,6 +63,7 @@ struct task {
 	u64 fs_base;			/* the user's FS base (TLS), set by arch_prctl */
 	int exit_signal;		/* the signal that killed it, or 0 */
 	int *clear_child_tid;		/* set_tid_address (recorded only: no threads yet) */
+	int *set_child_tid;		/* CLONE_CHILD_SETTID: written once, in schedule_tail */
 	/* Process relations (kernel/fork.c, kernel/exit.c), under process_lock. */
 	struct task *parent;		/* NULL: started by the kernel, or orphaned */
 	struct list_head children;

@@ -10,6 +10,7 @@
 #define SYSCALL_ARGS u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5
 
 long sys_read(SYSCALL_ARGS);
+long sys_pread64(SYSCALL_ARGS);
 long sys_write(SYSCALL_ARGS);
 long sys_readv(SYSCALL_ARGS);
 long sys_writev(SYSCALL_ARGS);
@@ -21,6 +22,8 @@ long sys_fstat(SYSCALL_ARGS);
 long sys_newfstatat(SYSCALL_ARGS);
 long sys_stat(SYSCALL_ARGS);
 long sys_lstat(SYSCALL_ARGS);
+long sys_faccessat(SYSCALL_ARGS);
+long sys_access(SYSCALL_ARGS);
 long sys_getdents64(SYSCALL_ARGS);
 long sys_ioctl(SYSCALL_ARGS);
 long sys_dup(SYSCALL_ARGS);

@@ -261,8 +261,10 @@ static void sys_and_proc_listings(struct ktest *t)
 	KEXPECT_STREQ(t, names, " self vmstat");
 	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 2);
 	KEXPECT_STREQ(t, names, " pagemap smaps");
-	KEXPECT_EQ(t, list_dir("/sys", names, sizeof(names), &dirs), 1);
-	KEXPECT_STREQ(t, names, " kernel");
+	KEXPECT_EQ(t, list_dir("/sys", names, sizeof(names), &dirs), 2);
+	KEXPECT_STREQ(t, names, " kernel devices");
+	KEXPECT_EQ(t, list_dir("/sys/devices/system", names, sizeof(names), &dirs), 2);
+	KEXPECT_STREQ(t, names, " node cpu");
 }
 
 static void refusals_and_lookups(struct ktest *t)
@@ -652,6 +654,70 @@ static void pmd_mapped_thp(struct ktest *t)
 		ktest_skip(t, "the fault did not map a PMD-sized folio");
 }
 
+/*
+ * /sys/devices/system: each node list and per-node file against the node
+ * model, written out here independently (and the refusals of a read-only
+ * sysfs file).
+ */
+static void sys_devices_system_node(struct ktest *t)
+{
+	char buf[256], want[256], path[96];
+	size_t len = 0;
+	int online = 0, last = -1;
+
+	for (int n = 0; n < MAX_NUMNODES; n++)
+		if (node_online(n)) {
+			online++;
+			last = n;
+		}
+	/* Quire's nodes are numbered 0..last without gaps. */
+	snprintf(want, sizeof(want), last ? "0-%d\n" : "0\n", last);
+	KEXPECT_EQ(t, read_file("/sys/devices/system/node/online", buf, sizeof(buf)), (long)strlen(want));
+	KEXPECT_STREQ(t, buf, want);
+	KEXPECT_EQ(t, read_file("/sys/devices/system/node/possible", buf, sizeof(buf)), (long)strlen(want));
+	KEXPECT_STREQ(t, buf, want);
+	KEXPECT_EQ(t, online, last + 1);
+	KEXPECT_GT(t, read_file("/sys/devices/system/node/has_cpu", buf, sizeof(buf)), 0);
+	KEXPECT_GT(t, read_file("/sys/devices/system/cpu/online", buf, sizeof(buf)), 0);
+	{
+		int up = 0;
+
+		for (int c = 0; c < MAX_CPUS; c++)
+			up += cpu_online(c);
+		snprintf(want, sizeof(want), nr_cpu_ids > 1 ? "0-%d\n" : "0\n", nr_cpu_ids - 1);
+		if (up == nr_cpu_ids)	/* not with maxcpus= */
+			KEXPECT_STREQ(t, buf, want);
+	}
+	if (nr_cpu_ids <= 32) {
+		snprintf(want, sizeof(want), "%0*llx\n", (nr_cpu_ids + 3) / 4,
+			 (unsigned long long)numa_nodes[0].cpus);
+		KEXPECT_GT(t, read_file("/sys/devices/system/node/node0/cpumap", buf, sizeof(buf)), 0);
+		KEXPECT_STREQ(t, buf, want);
+	}
+	for (int n = 0; n <= last; n++) {
+		len = 0;
+		for (int m = 0; m <= last; m++)
+			len += scnprintf(want + len, sizeof(want) - len, "%s%d", m ? " " : "",
+					 node_distance(n, m));
+		scnprintf(want + len, sizeof(want) - len, "\n");
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/distance", n);
+		KEXPECT_GT(t, read_file(path, buf, sizeof(buf)), 0);
+		KEXPECT_STREQ(t, buf, want);
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", n);
+		KEXPECT_GT(t, read_file(path, buf, sizeof(buf)), 0);
+		snprintf(want, sizeof(want), "Node %d MemTotal:       %8lu kB\n", n,
+			 (node_page_state(n, NR_PRESENT_PAGES) - node_page_state(n, NR_RESERVED_PAGES)) * 4);
+		KEXPECT_TRUE(t, strncmp(buf, want, strlen(want)) == 0);
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", n);
+		KEXPECT_GE(t, read_file(path, buf, sizeof(buf)), 1);
+		if (!numa_nodes[n].cpus)
+			KEXPECT_STREQ(t, buf, "\n");
+		KEXPECT_EQ(t, write_file(path, "0"), -EACCES);
+	}
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", last + 1);
+	KEXPECT_EQ(t, read_file(path, buf, sizeof(buf)), -ENOENT);
+}
+
 KTEST_SUITE(procfs,
 	    KTEST_CASE(thp_enabled_default_write_refuse),
 	    KTEST_CASE(thp_size_enabled_defaults_and_writes),
@@ -664,4 +730,5 @@ KTEST_SUITE(procfs,
 	    KTEST_CASE(smaps_anon_region),
 	    KTEST_CASE(shared_with_fork_copy),
 	    KTEST_CASE(vmas_merge),
-	    KTEST_CASE(pmd_mapped_thp));
+	    KTEST_CASE(pmd_mapped_thp),
+	    KTEST_CASE(sys_devices_system_node));

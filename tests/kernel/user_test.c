@@ -2,7 +2,8 @@
  * Ring 3: the freestanding test program (tests/user/usertest.c, linked into
  * the kernel image) runs as a process. Its system calls and their errors,
  * deaths by SIGSEGV that leave the kernel running, exit statuses, malformed
- * ELF images refused with ENOEXEC, and no page lost over many processes.
+ * ELF images refused with ENOEXEC, bad interpreters (PT_INTERP) with
+ * Linux's errno, and no page lost over many processes.
  */
 #include <quire/ktest.h>
 #include <quire/process.h>
@@ -13,6 +14,8 @@
 #include <quire/string.h>
 #include <quire/errno.h>
 #include <quire/mmap.h>
+#include <quire/fs.h>
+#include <quire/uapi/fcntl.h>
 #include <asm/pgtable.h>
 
 extern const char user_blob_usertest[], user_blob_usertest_end[];
@@ -139,6 +142,88 @@ static void malformed_elf_is_enoexec(struct ktest *t)
 	kfree(copy);
 }
 
+/* A copy of the test program whose GNU_STACK header (the last) is a PT_INTERP naming path. */
+static u8 *with_interp(const char *path, size_t *size)
+{
+	size_t base = (size_t)(user_blob_usertest_end - user_blob_usertest), len = strlen(path) + 1;
+	u8 *copy = kmalloc(base + len, GFP_KERNEL);
+	u8 *ph;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, user_blob_usertest, base);
+	memcpy(copy + base, path, len);
+	ph = copy + *(u64 *)(copy + 32) + (*(u16 *)(copy + 56) - 1) * 56;
+	*(u32 *)ph = 3;				/* p_type: PT_INTERP */
+	*(u64 *)(ph + 8) = base;		/* p_offset */
+	*(u64 *)(ph + 32) = len;		/* p_filesz */
+	*size = base + len;
+	return copy;
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	struct file *f;
+	int err = vfs_open(NULL, path, O_WRONLY | O_CREAT | O_TRUNC, 0755, &f);
+
+	if (err)
+		return err;
+	if (vfs_write(f, data, len, NULL) != (ssize_t)len)
+		err = -EIO;
+	fput(f);
+	return err;
+}
+
+/* execve with the interpreter path; the errno it fails with (the caller goes on). */
+static int run_with_interp(const char *path)
+{
+	size_t size;
+	u8 *img = with_interp(path, &size);
+	int err = img ? run("basic", img, size) : -ENOMEM;
+
+	kfree(img);
+	return err;
+}
+
+/* Linux's errors for a bad PT_INTERP: the open's, -EIO (short), -ELIBBAD (not usable). */
+static void bad_interpreter_fails_execve(struct ktest *t)
+{
+	static const char text[] = "#!/bin/sh\n# a script is not an ELF interpreter, whatever its length\n";
+	size_t size = (size_t)(user_blob_usertest_end - user_blob_usertest);
+	u8 *copy = kmalloc(size, GFP_KERNEL);
+
+	KASSERT_TRUE(t, copy != NULL);
+	KEXPECT_EQ(t, run_with_interp("/no/such/ld.so"), -ENOENT);
+	KEXPECT_EQ(t, write_file("/tmp/ld-text", text, sizeof(text)), 0);
+	KEXPECT_EQ(t, run_with_interp("/tmp/ld-text"), -ELIBBAD);
+	KEXPECT_EQ(t, write_file("/tmp/ld-short", "\177ELF", 4), 0);
+	KEXPECT_EQ(t, run_with_interp("/tmp/ld-short"), -EIO);
+	memcpy(copy, user_blob_usertest, size);
+	copy[18] = 3;				/* e_machine: i386 */
+	KEXPECT_EQ(t, write_file("/tmp/ld-i386", copy, size), 0);
+	KEXPECT_EQ(t, run_with_interp("/tmp/ld-i386"), -ELIBBAD);
+	/* The program itself as its interpreter: ET_EXEC at the same addresses. */
+	KEXPECT_EQ(t, write_file("/tmp/ld-overlap", user_blob_usertest, size), 0);
+	KEXPECT_EQ(t, run_with_interp("/tmp/ld-overlap"), -ELIBBAD);
+	/* A PT_INTERP path without its NUL is the program's fault: -ENOEXEC. */
+	{
+		size_t n;
+		u8 *img = with_interp("/tmp/ld-overlap", &n);
+
+		KASSERT_TRUE(t, img != NULL);
+		img[n - 1] = 'x';
+		KEXPECT_EQ(t, run("basic", img, n), -ENOEXEC);
+		kfree(img);
+	}
+	vfs_unlink(NULL, "/tmp/ld-text");
+	vfs_unlink(NULL, "/tmp/ld-short");
+	vfs_unlink(NULL, "/tmp/ld-i386");
+	vfs_unlink(NULL, "/tmp/ld-overlap");
+	kfree(copy);
+	/* And a good program still runs. */
+	KEXPECT_EQ(t, run_usertest("basic"), 0);
+}
+
 static void fork_cow_wait_kill(struct ktest *t)
 {
 	int status = run_usertest("fork");
@@ -239,6 +324,7 @@ KTEST_SUITE(user,
 	    KTEST_CASE(exit_status_reaches_the_parent),
 	    KTEST_CASE(bad_accesses_kill_with_sigsegv),
 	    KTEST_CASE(malformed_elf_is_enoexec),
+	    KTEST_CASE(bad_interpreter_fails_execve),
 	    KTEST_CASE(no_pages_lost_over_1000_processes),
 	    KTEST_CASE(fork_cow_wait_kill),
 	    KTEST_CASE(mprotect_and_madvise),

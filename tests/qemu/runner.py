@@ -46,7 +46,7 @@ timeout= defaults to 60 s. Each job's output goes to <log-dir>/<name>.log.
 Whole-plan check (run before the jobs when no --only is given, and alone
 with --check-plan, which prints it as KTAP): every tests/host/test_*.c has a
 host job running build/tests/host/test_*, and every ring-3 test program
-user/tests/*.c is started by some job's cmdline.
+user/tests/*.c (and user/dyn/*.c) is started by some job's cmdline.
 
 A job whose KTAP reports no test at all (plan 1..0, or no results) fails.
 
@@ -482,8 +482,9 @@ def missing_suites(root, expected, died):
 def plan_coverage(jobs, root=ROOT):
     """[(source, why-not or '')]: each test source and whether a job runs it.
     Host tests: tests/host/test_X.c needs a host job running
-    build/tests/host/test_X. Ring-3 programs: user/tests/X.c needs a job
-    whose cmdline starts /tests/X."""
+    build/tests/host/test_X. Ring-3 programs: user/tests/X.c and
+    user/dyn/X.c (dynamically linked) need a job whose cmdline starts
+    /tests/X."""
     host_targets = {j.target for j in jobs if j.kind == 'host'}
     cmdlines = ' '.join(j.opts.get('cmdline', '') for j in jobs)
     out = []
@@ -491,9 +492,11 @@ def plan_coverage(jobs, root=ROOT):
         want = f'build/tests/host/{src.stem}'
         out.append((f'tests/host/{src.name}',
                     '' if want in host_targets else f'no host job runs {want}'))
-    for src in sorted(Path(root, 'user/tests').glob('*.c')):
+    user_srcs = sorted(Path(root, 'user/tests').glob('*.c')) + \
+        sorted(Path(root, 'user/dyn').glob('*.c'))
+    for src in user_srcs:
         found = re.search(rf'/tests/{re.escape(src.stem)}(\s|"|$)', cmdlines)
-        out.append((f'user/tests/{src.name}',
+        out.append((str(src.relative_to(root)),
                     '' if found else f'no job starts /tests/{src.stem}'))
     return out
 

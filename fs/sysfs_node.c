@@ -1,0 +1,198 @@
+/*
+ * The machine's topology under /sys/devices/system, with Linux's paths and
+ * formats, as libnuma and numactl read them (docs/procfs.md):
+ *
+ *   node/{possible,online,has_memory,has_normal_memory,has_cpu}   node lists: "0-2"
+ *   node/nodeN/cpulist      the node's CPUs as a list: "0-1"
+ *   node/nodeN/cpumap       the same as a hex mask over every CPU: "3"
+ *   node/nodeN/distance     the SLIT row over the online nodes: "10 21 30"
+ *   node/nodeN/meminfo      "Node N MemTotal:  ... kB", MemFree, MemUsed, Slab
+ *   cpu/{possible,present,online}                                 CPU lists: "0-3"
+ *
+ * Lists are Linux's: ascending ranges joined by commas. Quire has no
+ * hotplug, so possible = present = online for nodes (those the firmware
+ * described) and CPUs (those the MADT listed and that came up).
+ */
+#include <quire/pseudofs.h>
+#include <quire/numa.h>
+#include <quire/mmzone.h>
+#include <quire/percpu.h>
+#include <asm/page.h>
+#include <quire/kernel.h>
+#include <quire/errno.h>
+#include "internal.h"
+
+/* What a list file shows: a function of nothing, giving a bit mask. */
+typedef u64 (*mask_fn)(void);
+
+/* "0-2,5\n" for the bits of mask. */
+static ssize_t show_list(char *buf, size_t size, u64 mask)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < 64; i++) {
+		int j = i;
+
+		if (!(mask & (1ULL << i)))
+			continue;
+		while (j + 1 < 64 && (mask & (1ULL << (j + 1))))
+			j++;
+		len += scnprintf(buf + len, size - len, "%s%d", len ? "," : "", i);
+		if (j > i)
+			len += scnprintf(buf + len, size - len, "-%d", j);
+		i = j;
+	}
+	return len + scnprintf(buf + len, size - len, "\n");
+}
+
+/* Linux's "%*pb": hex digits over nr_cpu_ids bits, 32 bits a group, commas between. */
+static ssize_t show_map(char *buf, size_t size, u64 mask)
+{
+	int bits = nr_cpu_ids > 0 ? nr_cpu_ids : 1;
+	size_t len = 0;
+
+	if (bits > 32)
+		len = scnprintf(buf, size, "%0*llx,", (bits - 32 + 3) / 4,
+				(unsigned long long)(mask >> 32));
+	return len + scnprintf(buf + len, size - len, "%0*llx\n", bits > 32 ? 8 : (bits + 3) / 4,
+			       (unsigned long long)(mask & 0xffffffffULL));
+}
+
+static u64 nodes_online(void)
+{
+	u64 m = 0;
+
+	for (int n = 0; n < MAX_NUMNODES; n++)
+		if (node_online(n))
+			m |= 1ULL << n;
+	return m;
+}
+
+static u64 nodes_with_memory(void)
+{
+	u64 m = 0;
+
+	for (int n = 0; n < MAX_NUMNODES; n++)
+		if (node_has_memory(n))
+			m |= 1ULL << n;
+	return m;
+}
+
+static u64 nodes_with_cpus(void)
+{
+	u64 m = 0;
+
+	for (int n = 0; n < MAX_NUMNODES; n++)
+		if (node_has_cpus(n))
+			m |= 1ULL << n;
+	return m;
+}
+
+static u64 cpus_online(void)
+{
+	u64 m = 0;
+
+	for (int c = 0; c < MAX_CPUS; c++)
+		if (cpu_online(c))
+			m |= 1ULL << c;
+	return m;
+}
+
+static ssize_t list_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return show_list(buf, size, ((mask_fn)pf->data)());
+}
+
+#define NODE_OF(pf)	((int)(unsigned long)(pf)->data)
+
+static ssize_t cpulist_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return show_list(buf, size, numa_nodes[NODE_OF(pf)].cpus);
+}
+
+static ssize_t cpumap_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return show_map(buf, size, numa_nodes[NODE_OF(pf)].cpus);
+}
+
+static ssize_t distance_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	for (int n = 0; n < MAX_NUMNODES; n++)
+		if (node_online(n))
+			len += scnprintf(buf + len, size - len, "%s%d", len ? " " : "",
+					 node_distance(NODE_OF(pf), n));
+	return len + scnprintf(buf + len, size - len, "\n");
+}
+
+/* Linux's layout: "Node 0 MemTotal:       786432 kB". Total: RAM the allocator manages. */
+static ssize_t meminfo_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	int nid = NODE_OF(pf);
+	unsigned long kb = PAGE_SIZE / 1024;
+	unsigned long total = node_page_state(nid, NR_PRESENT_PAGES) -
+			      node_page_state(nid, NR_RESERVED_PAGES);
+	unsigned long free = node_page_state(nid, NR_FREE_PAGES);
+
+	return scnprintf(buf, size,
+			 "Node %d MemTotal:       %8lu kB\n"
+			 "Node %d MemFree:        %8lu kB\n"
+			 "Node %d MemUsed:        %8lu kB\n"
+			 "Node %d Slab:           %8lu kB\n",
+			 nid, total * kb, nid, free * kb, nid, (total - free) * kb,
+			 nid, node_page_state(nid, NR_SLAB_PAGES) * kb);
+}
+
+static const struct pseudo_ops list_ops = { .show = list_show };
+static const struct pseudo_ops cpulist_ops = { .show = cpulist_show };
+static const struct pseudo_ops cpumap_ops = { .show = cpumap_show };
+static const struct pseudo_ops distance_ops = { .show = distance_show };
+static const struct pseudo_ops meminfo_ops = { .show = meminfo_show };
+
+static int add_node_dir(struct pseudo_node *node, int nid)
+{
+	struct pseudo_node *dir;
+	char name[16];
+	void *data = (void *)(unsigned long)nid;
+	int err;
+
+	snprintf(name, sizeof(name), "node%d", nid);
+	dir = pseudo_mkdir(node, name);
+	if (!dir)
+		return -ENOMEM;
+	err = pseudo_create(dir, "cpulist", 0444, &cpulist_ops, data);
+	if (!err)
+		err = pseudo_create(dir, "cpumap", 0444, &cpumap_ops, data);
+	if (!err)
+		err = pseudo_create(dir, "distance", 0444, &distance_ops, data);
+	if (!err)
+		err = pseudo_create(dir, "meminfo", 0444, &meminfo_ops, data);
+	return err;
+}
+
+/* /sys/devices/system/{node,cpu}: 0 or -errno. */
+int sysfs_node_init(struct pseudo_node *root)
+{
+	static const struct { const char *name; mask_fn fn; } node_lists[] = {
+		{ "possible", nodes_online }, { "online", nodes_online },
+		{ "has_memory", nodes_with_memory }, { "has_normal_memory", nodes_with_memory },
+		{ "has_cpu", nodes_with_cpus },
+	}, cpu_lists[] = {
+		{ "possible", cpus_online }, { "present", cpus_online }, { "online", cpus_online },
+	};
+	struct pseudo_node *devices = pseudo_mkdir(root, "devices");
+	struct pseudo_node *system = devices ? pseudo_mkdir(devices, "system") : NULL;
+	struct pseudo_node *node = system ? pseudo_mkdir(system, "node") : NULL;
+	struct pseudo_node *cpu = node ? pseudo_mkdir(system, "cpu") : NULL;
+	int err = cpu ? 0 : -ENOMEM;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(node_lists) && !err; i++)
+		err = pseudo_create(node, node_lists[i].name, 0444, &list_ops, (void *)node_lists[i].fn);
+	for (unsigned int i = 0; i < ARRAY_SIZE(cpu_lists) && !err; i++)
+		err = pseudo_create(cpu, cpu_lists[i].name, 0444, &list_ops, (void *)cpu_lists[i].fn);
+	for (int nid = 0; nid < MAX_NUMNODES && !err; nid++)
+		if (node_online(nid))
+			err = add_node_dir(node, nid);
+	return err;
+}
