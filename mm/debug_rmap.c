@@ -23,6 +23,7 @@
 #include <quire/printk.h>
 #include <quire/kernel.h>
 #include <quire/string.h>
+#include <quire/panic.h>
 
 #define MAX_REPORTS 20
 
@@ -43,12 +44,34 @@ static __printf(2, 3) void folio_problem(const struct folio *folio, const char *
 		pr_err("%s\n", msg);
 		return;
 	}
-	pr_err("folio pfn %#lx order %u: %s\n", folio_pfn(folio), folio_order(folio), msg);
+	dump_folio(folio, msg);
+}
+
+void dump_folio(const struct folio *folio, const char *reason)
+{
+	pr_err("folio pfn %#lx order %u: %s\n", folio_pfn(folio), folio_order(folio), reason);
 	pr_err("  flags %#lx refcount %d mapcount %d entire %d pages_mapped %d pins %d "
 	       "mapping %p index %#lx %s\n", folio->flags, folio_ref_count(folio),
 	       folio_mapcount(folio), folio_entire_mapcount(folio), folio_nr_pages_mapped(folio),
 	       folio_test_large(folio) ? atomic_read(&folio->_pincount) : 0, folio->mapping,
 	       folio->index, folio_test_anon(folio) ? "anon" : "file");
+}
+
+bool vm_bug_returns;
+unsigned long vm_bug_reports;
+
+void vm_bug_folio(const struct folio *folio, const char *cond, const char *file, int line)
+{
+	char msg[160];
+
+	vm_bug_reports++;
+	snprintf(msg, sizeof(msg), "VM_BUG_ON_FOLIO(%s) at %s:%d", cond, file, line);
+	dump_folio(folio, msg);
+	if (vm_bug_returns) {
+		vm_bug_returns = false;
+		return;
+	}
+	panic("%s", msg);
 }
 
 /* ---- the folio side ---- */

@@ -8,6 +8,11 @@
  * (folio_pte_batch); a PMD mapping stays one PMD. A page that may be
  * pinned for DMA is never shared: the child gets a copy at once. One TLB
  * flush for the parent at the end.
+ *
+ * Two page-table locks at once: the parent's table's, then the child's
+ * (docs/locking.md). The child's tables are new and the parent's mmap_lock
+ * is held for writing, so nobody else waits on them in the other order;
+ * rmap walkers take one page-table lock at a time.
  */
 #include <quire/mmap.h>
 #include <quire/mm.h>
@@ -36,19 +41,13 @@ static int copy_present_page(struct vm_area_struct *dst_vma, pte_t *dst, pte_t s
 	return 0;
 }
 
-/* Copy the PTEs of [addr, end) (one page table; both page-table locks held). */
-static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
-			  unsigned long addr, unsigned long end)
+/* Copy the PTEs of [addr, end) (one page table; both PTE tables' locks held). */
+static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+		     pte_t *dst, pte_t *src, unsigned long addr, unsigned long end)
 {
-	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
+	struct mm_struct *dst_mm = dst_vma->vm_mm;
 	bool cow = !(src_vma->vm_flags & VM_SHARED);
-	pte_t *src = pte_lookup(src_mm->pgd, addr, false), *dst;
 
-	if (!src)
-		return 0;
-	dst = pte_lookup(dst_mm->pgd, addr, true);
-	if (!dst)
-		return -ENOMEM;
 	while (addr < end) {
 		pte_t entry = *src;
 		struct page *page;
@@ -95,29 +94,89 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 	return 0;
 }
 
+/*
+ * The PTEs of one 2 MiB block [addr, end), under the parent's table's lock.
+ * Where the child has no table yet, a new one is filled before anyone can
+ * see it and then installed under the child's PMD lock; otherwise the
+ * child's table's lock is taken (after the parent's).
+ */
+static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+			  pte_t *dst_pmd, pte_t *src_pmd, unsigned long addr, unsigned long end)
+{
+	struct mm_struct *dst_mm = dst_vma->vm_mm;
+	struct page *table = READ_ONCE(*dst_pmd) ? NULL : pagetable_alloc();
+	spinlock_t *src_ptl, *dst_ptl;
+	pte_t *src, *dst;
+	int err;
+
+	if (!table && !READ_ONCE(*dst_pmd))
+		return -ENOMEM;
+	src = pte_offset_map_lock(src_vma->vm_mm, src_pmd, addr, &src_ptl);
+	if (!src) {
+		if (table)
+			pagetable_free(table);
+		return 0;	/* a leaf again (cannot happen under the parent's mmap_lock) */
+	}
+	if (table) {
+		dst = (pte_t *)page_address(table) + ((addr >> PAGE_SHIFT) & 511);
+		err = copy_ptes(dst_vma, src_vma, dst, src, addr, end);
+		/* Even after an error: the entries copied so far are counted in the rmap. */
+		dst_ptl = pmd_lock(dst_mm, dst_pmd);
+		__atomic_store_n(dst_pmd, page_to_phys(table) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER,
+				 __ATOMIC_RELEASE);
+		spin_unlock(dst_ptl);
+	} else {
+		dst = pte_offset_map_lock(dst_mm, dst_pmd, addr, &dst_ptl);
+		err = dst ? copy_ptes(dst_vma, src_vma, dst, src, addr, end) : -ENOMEM;
+		if (dst)
+			pte_unmap_unlock(dst, dst_ptl);
+	}
+	pte_unmap_unlock(src, src_ptl);
+	return err;
+}
+
+/* One PMD mapping: shared with the child, or split (then the caller copies the PTEs). */
+static int copy_pmd_leaf(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+			 pte_t *dst_pmd, pte_t *src_pmd, unsigned long addr)
+{
+	struct page *table = pagetable_alloc();	/* the child's deposit */
+	spinlock_t *src_ptl, *dst_ptl;
+	bool shared = false;
+
+	if (!table)
+		return -ENOMEM;
+	src_ptl = pmd_lock(src_vma->vm_mm, src_pmd);
+	dst_ptl = pmd_lock(dst_vma->vm_mm, dst_pmd);
+	if (pmd_leaf(*src_pmd))
+		shared = copy_huge_pmd(dst_vma, src_vma, dst_pmd, src_pmd, addr, table);
+	spin_unlock(dst_ptl);
+	spin_unlock(src_ptl);
+	if (!shared)
+		pagetable_free(table);
+	return 0;
+}
+
 static int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
 {
 	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
-	unsigned long addr = src_vma->vm_start;
 	int err = 0;
 
-	while (addr < src_vma->vm_end && !err) {
-		unsigned long next = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, src_vma->vm_end);
-		pte_t *src_pmd, *dst_pmd;
+	mmap_assert_write_locked(src_mm);
+	for (unsigned long addr = src_vma->vm_start, next; addr < src_vma->vm_end && !err;
+	     addr = next) {
+		pte_t *src_pmd = pmd_lookup(src_mm->pgd, addr, false), *dst_pmd;
 
-		pte_lock(src_mm);
-		pte_lock(dst_mm);
-		src_pmd = pmd_lookup(src_mm->pgd, addr, false);
-		if (src_pmd && pmd_leaf(*src_pmd)) {
-			dst_pmd = pmd_lookup(dst_mm->pgd, addr, true);
-			err = dst_pmd ? copy_huge_pmd(dst_vma, src_vma, dst_pmd, src_pmd, addr) : -ENOMEM;
-		}
+		next = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, src_vma->vm_end);
+		if (!src_pmd || !READ_ONCE(*src_pmd))
+			continue;
+		dst_pmd = pmd_alloc(dst_mm, addr);
+		if (!dst_pmd)
+			return -ENOMEM;
+		if (pmd_leaf(READ_ONCE(*src_pmd)))
+			err = copy_pmd_leaf(dst_vma, src_vma, dst_pmd, src_pmd, addr);
 		/* A table here, or the PMD split instead of copied: copy by PTE. */
-		if (!err && src_pmd && *src_pmd && !pmd_leaf(*src_pmd))
-			err = copy_pte_range(dst_vma, src_vma, addr, next);
-		pte_unlock(dst_mm);
-		pte_unlock(src_mm);
-		addr = next;
+		if (!err && READ_ONCE(*src_pmd) && !pmd_leaf(READ_ONCE(*src_pmd)))
+			err = copy_pte_range(dst_vma, src_vma, dst_pmd, src_pmd, addr, next);
 	}
 	return err;
 }

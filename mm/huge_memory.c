@@ -5,9 +5,10 @@
  * (a large anonymous folio becomes smaller ones) and the deferred split
  * queue of partially unmapped folios.
  *
- * Each PMD mapping has a page table set aside (deposited) in its mm, so
- * that splitting the PMD, which munmap and mprotect of part of it do,
- * never needs memory.
+ * Each PMD mapping has a page table set aside (deposited) on the page of
+ * the PMD table that holds it, so that splitting the PMD, which munmap and
+ * mprotect of part of it do, never needs memory. A PMD entry and the
+ * tables deposited there change under that PMD table's lock (pmd_lock).
  */
 #define pr_fmt(fmt) "thp: " fmt
 #include <quire/mempolicy.h>
@@ -25,22 +26,25 @@
 
 /* ---- deposited page tables ---- */
 
-void pgtable_deposit(struct mm_struct *mm, struct page *table)
+void pgtable_deposit(struct mm_struct *mm, pte_t *pmd, struct page *table)
 {
-	list_add(&table->lru, &mm->pmd_huge_pte);
-	mm->nr_deposited++;
+	lockdep_assert_held(pmd_lockptr(mm, pmd));
+	list_add(&table->lru, &virt_to_page(pmd)->lru);
+	__atomic_add_fetch(&mm->nr_deposited, 1, __ATOMIC_RELAXED);
 }
 
-struct page *pgtable_withdraw(struct mm_struct *mm)
+struct page *pgtable_withdraw(struct mm_struct *mm, pte_t *pmd)
 {
+	struct list_head *deposited = &virt_to_page(pmd)->lru;
 	struct page *table;
 
-	if (list_empty(&mm->pmd_huge_pte))
+	lockdep_assert_held(pmd_lockptr(mm, pmd));
+	if (list_empty(deposited))
 		return NULL;
-	table = list_first_entry(&mm->pmd_huge_pte, struct page, lru);
+	table = list_first_entry(deposited, struct page, lru);
 	list_del(&table->lru);
-	table->lru.next = table->lru.prev = NULL;
-	mm->nr_deposited--;
+	INIT_LIST_HEAD(&table->lru);
+	__atomic_sub_fetch(&mm->nr_deposited, 1, __ATOMIC_RELAXED);
 	return table;
 }
 
@@ -64,57 +68,57 @@ static struct folio *alloc_pmd_folio(unsigned long haddr)
 	return folio;
 }
 
-vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr)
+vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pmd)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
+	vm_fault_t ret = VM_FAULT_DONE;
 	struct folio *folio;
 	struct page *table;
-	pte_t *pmd;
+	spinlock_t *ptl;
 
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
 	folio = alloc_pmd_folio(haddr);
-	table = folio ? alloc_pages(__GFP_ZERO | __GFP_NOWARN, 0) : NULL;
+	table = folio ? pagetable_alloc() : NULL;
 	if (!table) {
 		if (folio)
 			folio_put(folio);
 		count_fault_fallback();
 		return VM_FAULT_FALLBACK;
 	}
-	pte_lock(mm);
-	pmd = pmd_lookup(mm->pgd, haddr, false);
-	if (pmd && !*pmd) {
+	ptl = pmd_lock(mm, pmd);
+	if (!*pmd) {
 		*pmd = pfn_pmd(folio_pfn(folio), true, vma->vm_flags & VM_EXEC);
 		folio_add_new_anon_rmap(folio, vma, haddr, RMAP_EXCLUSIVE);
-		pgtable_deposit(mm, table);
+		pgtable_deposit(mm, pmd, table);
 		atomic_long_add(HPAGE_PMD_NR, &mm->rss);
 		count_thp_event(THP_FAULT_ALLOC);
 		count_mthp_stat(HPAGE_PMD_ORDER, MTHP_STAT_ANON_FAULT_ALLOC);
 		folio = NULL;
 		table = NULL;
+	} else if (!pmd_leaf(*pmd)) {
+		ret = VM_FAULT_FALLBACK;	/* another fault put a page table here: go on by PTEs */
 	}
-	pte_unlock(mm);
+	spin_unlock(ptl);
 	if (folio)
 		folio_put(folio);	/* the range was filled meanwhile */
 	if (table)
-		__free_pages(table, 0);
-	return VM_FAULT_DONE;
+		pagetable_free(table);
+	return ret;
 }
 
-vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr)
+vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pmd)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
-	struct folio *folio;
-	pte_t *pmd;
+	spinlock_t *ptl = pmd_lock(mm, pmd);
 	vm_fault_t ret = VM_FAULT_DONE;
+	struct folio *folio;
 
-	pte_lock(mm);
-	pmd = pmd_lookup(mm->pgd, haddr, false);
-	if (!pmd || !pmd_leaf(*pmd) || pte_write(*pmd)) {
+	if (!pmd_leaf(*pmd) || pte_write(*pmd)) {
 		/* Made writable meanwhile: done. Split or unmapped: by PTE. */
-		ret = pmd && pmd_leaf(*pmd) ? VM_FAULT_DONE : VM_FAULT_FALLBACK;
+		ret = pmd_leaf(*pmd) ? VM_FAULT_DONE : VM_FAULT_FALLBACK;
 		goto out;
 	}
 	folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
@@ -130,41 +134,40 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr)
 		ret = VM_FAULT_FALLBACK;
 	}
 out:
-	pte_unlock(mm);
+	spin_unlock(ptl);
 	flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
 	return ret;
 }
 
-int copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
-		  pte_t *dst_pmd, pte_t *src_pmd, unsigned long addr)
+bool copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+		   pte_t *dst_pmd, pte_t *src_pmd, unsigned long addr, struct page *table)
 {
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*src_pmd)));
-	struct page *table = alloc_pages(__GFP_ZERO | __GFP_NOWARN, 0);
 
-	if (!table)
-		return -ENOMEM;
+	lockdep_assert_held(pmd_lockptr(src_vma->vm_mm, src_pmd));
+	lockdep_assert_held(pmd_lockptr(dst_vma->vm_mm, dst_pmd));
 	if (folio_try_dup_anon_rmap_pmd(folio, folio_page(folio, 0), dst_vma, src_vma)) {
 		/* Maybe pinned: never shared. Split it and let the PTE copy decide per page. */
-		__free_pages(table, 0);
 		__split_huge_pmd_locked(src_vma, src_pmd, ALIGN_DOWN(addr, PMD_SIZE));
-		return 0;
+		return false;
 	}
 	folio_get(folio);
 	*src_pmd &= ~(pte_t)_PAGE_RW;
 	*dst_pmd = *src_pmd;
-	pgtable_deposit(dst_vma->vm_mm, table);
+	pgtable_deposit(dst_vma->vm_mm, dst_pmd, table);
 	atomic_long_add(HPAGE_PMD_NR, &dst_vma->vm_mm->rss);
-	return 0;
+	return true;
 }
 
 struct folio *zap_huge_pmd(struct vm_area_struct *vma, pte_t *pmd, struct page **table)
 {
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
 
+	lockdep_assert_held(pmd_lockptr(vma->vm_mm, pmd));
 	*pmd = 0;
 	folio_remove_rmap_pmd(folio, folio_page(folio, 0), vma);
 	atomic_long_sub(HPAGE_PMD_NR, &vma->vm_mm->rss);
-	*table = pgtable_withdraw(vma->vm_mm);
+	*table = pgtable_withdraw(vma->vm_mm, pmd);
 	return folio;
 }
 
@@ -173,7 +176,7 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	struct mm_struct *mm = vma->vm_mm;
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
 	struct page *page = folio_page(folio, 0);
-	struct page *table = pgtable_withdraw(mm);
+	struct page *table = pgtable_withdraw(mm, pmd);
 	pte_t entry = *pmd & ~(pte_t)_PAGE_PSE;	/* bit 7 is PAT in a PTE */
 	pte_t *ptes;
 
@@ -183,7 +186,6 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	ptes = page_address(table);
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
 		ptes[i] = entry + (i << PAGE_SHIFT);
-	*pmd = page_to_phys(table) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER;
 	/* The PTE mappings first, so the folio never looks unmapped in between. */
 	if (rmap_batching) {
 		folio_add_anon_rmap_ptes(folio, page, HPAGE_PMD_NR, vma, haddr, RMAP_NONE);
@@ -194,6 +196,14 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	}
 	folio_remove_rmap_pmd(folio, page, vma);
 	folio_ref_add(folio, HPAGE_PMD_NR - 1);	/* one reference per PTE */
+	/*
+	 * The table last, its PTEs and the folio's counts complete: from here
+	 * on a fault may take the table's lock (not taken here: nobody can
+	 * reach the table before) and unmap or copy a page, and its rmap call
+	 * must find the PTE mapping counted.
+	 */
+	__atomic_store_n(pmd, page_to_phys(table) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER,
+			 __ATOMIC_RELEASE);
 	count_thp_event(THP_SPLIT_PMD);
 }
 
@@ -201,16 +211,18 @@ void split_huge_pmd(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
+	pte_t *pmd = pmd_lookup(mm->pgd, haddr, false);
 	bool split = false;
-	pte_t *pmd;
+	spinlock_t *ptl;
 
-	pte_lock(mm);
-	pmd = pmd_lookup(mm->pgd, haddr, false);
-	if (pmd && pmd_leaf(*pmd)) {
+	if (!pmd || !pmd_leaf(READ_ONCE(*pmd)))
+		return;
+	ptl = pmd_lock(mm, pmd);
+	if (pmd_leaf(*pmd)) {	/* rechecked: another CPU may have split it first */
 		__split_huge_pmd_locked(vma, pmd, haddr);
 		split = true;
 	}
-	pte_unlock(mm);
+	spin_unlock(ptl);
 	if (split)
 		flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
 }
@@ -319,11 +331,33 @@ static bool split_pmd_one(struct folio *folio, struct vm_area_struct *vma,
 	return true;
 }
 
-/* The page-table locks of every mm that may map the folio (anon_vma root lock held). */
+/*
+ * The locks of every PTE table that may map the folio (anon_vma root lock
+ * held for writing, so no mapping VMA goes away and no table is freed).
+ */
 struct mm_lock_set {
-	struct mm_struct **mms;
+	spinlock_t **locks;
 	int nr;
 };
+
+/*
+ * The lock of the PTE table mapping the folio in vma at address, or NULL
+ * when nothing there can map it; ERR: a PMD maps it (split meanwhile? retry).
+ */
+static spinlock_t *mapper_lock(struct folio *folio, struct vm_area_struct *vma,
+			       unsigned long address, bool *busy)
+{
+	pte_t *pmd = pmd_lookup(vma->vm_mm->pgd, address, false);
+	pte_t pmdval = pmd ? READ_ONCE(*pmd) : 0;
+
+	if (!(pmdval & _PAGE_PRESENT))
+		return NULL;
+	if (pmd_leaf(pmdval)) {
+		*busy = pmd_pfn(pmdval) == folio_pfn(folio);
+		return NULL;
+	}
+	return pte_lockptr(vma->vm_mm, pmd);
+}
 
 static int lock_mappers(struct folio *folio, struct mm_lock_set *set)
 {
@@ -333,25 +367,32 @@ static int lock_mappers(struct folio *folio, struct mm_lock_set *set)
 
 	list_for_each_entry(avc, &av->chains, same_anon_vma)
 		cap++;
-	set->mms = kmalloc(sizeof(*set->mms) * (cap ? cap : 1), GFP_KERNEL);
+	set->locks = kmalloc(sizeof(*set->locks) * (cap ? cap : 1), GFP_KERNEL);
 	set->nr = 0;
-	if (!set->mms)
+	if (!set->locks)
 		return -ENOMEM;
 	list_for_each_entry(avc, &av->chains, same_anon_vma) {
-		struct mm_struct *mm = avc->vma->vm_mm;
-		bool seen = false;
+		unsigned long address = vma_address(avc->vma, folio->index, folio_nr_pages(folio));
+		bool seen = false, busy = false;
+		spinlock_t *ptl;
 
-		if (vma_address(avc->vma, folio->index, folio_nr_pages(folio)) == (unsigned long)-EFAULT)
+		if (address == (unsigned long)-EFAULT)
+			continue;
+		/* A large folio below PMD size lies in one 2 MiB block: one table per VMA. */
+		ptl = mapper_lock(folio, avc->vma, address, &busy);
+		if (busy)
+			return -EAGAIN;
+		if (!ptl)
 			continue;
 		for (int i = 0; i < set->nr; i++)
-			seen |= set->mms[i] == mm;
+			seen |= set->locks[i] == ptl;
 		if (seen)
 			continue;
 		/* Never wait for a second lock while holding one: back off instead. */
-		if (!spin_trylock(&mm->page_table_lock))
+		if (!spin_trylock(ptl))
 			return -EAGAIN;
 		count_mm_cost(MM_COST_PTL_ACQUIRE);
-		set->mms[set->nr++] = mm;
+		set->locks[set->nr++] = ptl;
 	}
 	return 0;
 }
@@ -359,13 +400,13 @@ static int lock_mappers(struct folio *folio, struct mm_lock_set *set)
 static void unlock_mappers(struct mm_lock_set *set)
 {
 	for (int i = set->nr - 1; i >= 0; i--)
-		pte_unlock(set->mms[i]);
-	kfree(set->mms);
+		spin_unlock(set->locks[i]);
+	kfree(set->locks);
 }
 
 /*
- * Rewrite the folio's metadata as folios of new_order (every mapper's
- * page-table lock held, refcount frozen at 0). PTEs stay as they are; each
+ * Rewrite the folio's metadata as folios of new_order (the lock of every
+ * PTE table that maps it held, refcount frozen at 0). PTEs stay as they are; each
  * new folio's mapcounts are those of its pages, its references those of
  * its mappings (plus the caller's, for the first). New folios nothing maps
  * are returned in to_free with one reference.

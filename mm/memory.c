@@ -46,17 +46,6 @@ bool is_zero_pfn(unsigned long pfn)
 	return zero_page && pfn == page_to_pfn(zero_page);
 }
 
-void pte_lock(struct mm_struct *mm)
-{
-	spin_lock(&mm->page_table_lock);
-	count_mm_cost(MM_COST_PTL_ACQUIRE);
-}
-
-void pte_unlock(struct mm_struct *mm)
-{
-	spin_unlock(&mm->page_table_lock);
-}
-
 void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
 	count_mm_cost(MM_COST_TLB_FLUSHES);
@@ -141,16 +130,17 @@ static struct folio *alloc_anon_page(struct page *src, unsigned long addr)
  * copy for writing. Past the end of the file is -EIO (SIGBUS), checked
  * again under the page-table lock, so a racing truncate (which sets the
  * size before it unmaps) never leaves a page mapped beyond the end.
- * mmap_lock is held for reading.
+ * mmap_lock is held for reading; -EAGAIN: *pmd changed, fault again.
  */
-static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr,
-		      bool write)
+static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *pmd,
+		      unsigned long addr, bool write)
 {
 	struct inode *inode = file_inode(vma->vm_file);
 	struct address_space *mapping = vma->vm_file->f_mapping;
 	unsigned long idx = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	bool shared = vma->vm_flags & VM_SHARED;
 	struct folio *folio, *copy = NULL;
+	spinlock_t *ptl;
 	pte_t *pte;
 	int ret = 0;
 
@@ -168,10 +158,9 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned
 			return -ENOMEM;
 		}
 	}
-	pte_lock(mm);
-	pte = pte_lookup(mm->pgd, addr, true);
+	pte = pte_alloc(mm, pmd) ? NULL : pte_offset_map_lock(mm, pmd, addr, &ptl);
 	if (!pte) {
-		ret = -ENOMEM;
+		ret = READ_ONCE(*pmd) ? -EAGAIN : -ENOMEM;
 	} else if (!filemap_index_in_file(inode, idx) || folio->mapping != mapping) {
 		ret = -EIO;		/* truncated meanwhile */
 	} else if (!pte_present(*pte)) {
@@ -186,7 +175,8 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, unsigned
 		}
 		atomic_long_inc(&mm->rss);
 	}
-	pte_unlock(mm);
+	if (pte)
+		pte_unmap_unlock(pte, ptl);
 	if (copy)
 		folio_put(copy);
 	if (folio)
@@ -235,28 +225,38 @@ static struct folio *alloc_anon_folio(struct vm_area_struct *vma, unsigned long 
 	return alloc_anon_page(NULL, addr);
 }
 
-/* A write to an anonymous page not mapped yet: a new folio. */
-static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr)
+/*
+ * A write to an anonymous page not mapped yet: a new folio. *pmd is a page
+ * table (the caller made sure); -EAGAIN: it is not any more, fault again.
+ */
+static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *pmd,
+			     unsigned long addr)
 {
 	struct folio *folio;
 	unsigned long nr, start;
+	spinlock_t *ptl;
 	pte_t *pte;
 	int ret = 0;
 
+	mmap_assert_locked(mm);
 	if (anon_vma_prepare(vma))
 		return -ENOMEM;
-	/* Peek at the page table to choose an order (rechecked under the lock). */
-	pte = pte_lookup(mm->pgd, addr, true);
-	if (!pte)
-		return -ENOMEM;
+	/*
+	 * Peek at the page table to choose an order (rechecked under the
+	 * lock). The table stays while mmap_lock is held; only *pmd may change.
+	 */
+	pte = pte_offset(pmd, addr);
 	folio = alloc_anon_folio(vma, addr, pte);
 	if (!folio)
 		return -ENOMEM;
 	nr = folio_nr_pages(folio);
 	start = ALIGN_DOWN(addr, PAGE_SIZE * nr);
-	pte_lock(mm);
-	pte = pte_lookup(mm->pgd, start, false);
-	if (pte && ptes_none(pte, nr)) {
+	pte = pte_offset_map_lock(mm, pmd, start, &ptl);
+	if (!pte) {
+		folio_put(folio);
+		return -EAGAIN;
+	}
+	if (ptes_none(pte, nr)) {
 		pte_t entry = mk_pte(vma, folio_page(folio, 0), true);
 
 		for (unsigned long i = 0; i < nr; i++)
@@ -266,10 +266,8 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma, u
 		folio_add_new_anon_rmap(folio, vma, start, RMAP_EXCLUSIVE);
 		atomic_long_add(nr, &mm->rss);
 		folio = NULL;
-	} else if (!pte) {
-		ret = -ENOMEM;
 	}
-	pte_unlock(mm);
+	pte_unmap_unlock(pte, ptl);
 	if (folio)
 		folio_put(folio);	/* someone else filled the range */
 	return ret;
@@ -289,7 +287,7 @@ enum wp_result {
  * large folio that is not exclusive (shared since fork, even when the
  * other process has gone) is copied, as Linux 6.12's
  * wp_can_reuse_anon_folio does; so is anything else (a page-cache page,
- * the zero page). Page-table lock held; returns with it held. *old_out:
+ * the zero page). PTE-table lock held; returns with it held. *old_out:
  * the folio whose reference the caller drops after the TLB flush.
  */
 static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte,
@@ -323,38 +321,49 @@ static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 	return WP_COPIED;
 }
 
-/* The PTE-level fault on an anonymous (or private file COW) page. */
-static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma,
+/*
+ * The PTE-level fault on an anonymous (or private file COW) page. *pmd is
+ * not a 2 MiB leaf when called; -EAGAIN: it became one (or the table went
+ * away) meanwhile, fault again.
+ */
+static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *pmd,
 			    unsigned long addr, bool write)
 {
 	struct folio *copy = NULL, *old = NULL;
 	enum wp_result wp;
 	bool flush = false;
+	spinlock_t *ptl;
 	pte_t *pte;
 	int ret = 0;
 
+	if (pte_alloc(mm, pmd))
+		return -ENOMEM;
 	if (!write) {
-		pte_lock(mm);
-		pte = pte_lookup(mm->pgd, addr, true);
+		pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
 		if (!pte)
-			ret = -ENOMEM;
-		else if (!*pte)
+			return -EAGAIN;
+		if (!*pte)
 			*pte = mk_pte(vma, zero_page, false);
-		pte_unlock(mm);
-		return ret;
+		pte_unmap_unlock(pte, ptl);
+		return 0;
 	}
-	pte = pte_lookup(mm->pgd, addr, false);	/* a peek: rechecked under the lock */
-	if (!pte || !pte_present(*pte))		/* (a file page zapped meanwhile: fault again) */
-		return vma->vm_file ? 0 : do_anonymous_page(mm, vma, addr);
+	if (pmd_leaf(READ_ONCE(*pmd)))
+		return -EAGAIN;
+	pte = pte_offset(pmd, addr);		/* a peek: rechecked under the lock */
+	if (!pte_present(READ_ONCE(*pte)))	/* (a file page zapped meanwhile: fault again) */
+		return vma->vm_file ? 0 : do_anonymous_page(mm, vma, pmd, addr);
 	for (;;) {
-		pte_lock(mm);
-		pte = pte_lookup(mm->pgd, addr, false);
-		if (!pte || !pte_present(*pte) || pte_write(*pte)) {
-			pte_unlock(mm);
+		pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+		if (!pte) {
+			ret = -EAGAIN;
+			break;
+		}
+		if (!pte_present(*pte) || pte_write(*pte)) {
+			pte_unmap_unlock(pte, ptl);
 			break;		/* resolved meanwhile, or unmapped: retry from the top */
 		}
 		wp = do_wp_page(vma, addr, pte, copy, &old);
-		pte_unlock(mm);
+		pte_unmap_unlock(pte, ptl);
 		if (wp == WP_NEED_COPY) {
 			if (anon_vma_prepare(vma))
 				return -ENOMEM;
@@ -387,12 +396,64 @@ static bool pmd_fault_allowed(struct vm_area_struct *vma, unsigned long addr)
 	       (thp_vma_allowable_orders(vma->vm_flags) & (1UL << HPAGE_PMD_ORDER));
 }
 
+/* A write to a present page of a shared file mapping: the page-cache page itself. */
+static int shared_file_write(struct mm_struct *mm, pte_t *pmd, unsigned long addr)
+{
+	spinlock_t *ptl;
+	pte_t *p = pte_offset_map_lock(mm, pmd, addr, &ptl);
+
+	if (!p)
+		return -EAGAIN;
+	if (pte_present(*p))
+		*p |= _PAGE_RW | _PAGE_DIRTY;
+	pte_unmap_unlock(p, ptl);
+	flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
+	return 0;
+}
+
+/*
+ * The fault below the VMA checks, mmap_lock held for reading. Another CPU
+ * may fill or split the same PMD at any time: each step rechecks under the
+ * lock it takes and says -EAGAIN when what it saw changed; the caller
+ * starts over from the PMD.
+ */
+static int __handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *pmd,
+			     unsigned long addr, bool write)
+{
+	pte_t *p;
+
+	if (!READ_ONCE(*pmd) && write && pmd_fault_allowed(vma, addr)) {
+		vm_fault_t huge = do_huge_pmd_anonymous_page(vma, addr, pmd);
+
+		if (huge != VM_FAULT_FALLBACK)
+			return huge == VM_FAULT_OOM ? -ENOMEM : 0;
+	}
+	if (pmd_leaf(READ_ONCE(*pmd))) {
+		if (write && !pte_write(READ_ONCE(*pmd)) &&
+		    do_huge_pmd_wp_page(vma, addr, pmd) == VM_FAULT_DONE)
+			return 0;
+		if (pmd_leaf(READ_ONCE(*pmd)))
+			return 0;	/* a read of a present PMD, or writable meanwhile */
+	}
+	if (vma->vm_file) {
+		p = READ_ONCE(*pmd) ? pte_offset(pmd, addr) : NULL;	/* a peek */
+		if (!p || !pte_present(READ_ONCE(*p)))
+			return file_fault(mm, vma, pmd, addr, write);
+		if (!write)
+			return 0;	/* present: nothing to do for a read */
+		if (vma->vm_flags & VM_SHARED)
+			return shared_file_write(mm, pmd, addr);
+		/* A private write to a present page: copy-on-write below. */
+	}
+	return handle_pte_fault(mm, vma, pmd, addr, write);
+}
+
 int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags)
 {
 	struct vm_area_struct *vma;
 	bool write = flags & FAULT_FLAG_WRITE;
-	pte_t *pmd, *p;
-	int ret = 0;
+	pte_t *pmd;
+	int ret;
 
 	if (addr >= USER_TOP)
 		return -EFAULT;
@@ -404,46 +465,10 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 		up_read(&mm->mmap_lock);
 		return -EFAULT;
 	}
-	pmd = pmd_lookup(mm->pgd, addr, true);
-	if (!pmd) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (!*pmd && write && pmd_fault_allowed(vma, addr)) {
-		vm_fault_t huge = do_huge_pmd_anonymous_page(vma, addr);
-
-		if (huge != VM_FAULT_FALLBACK) {
-			ret = huge == VM_FAULT_OOM ? -ENOMEM : 0;
-			goto out;
-		}
-	}
-	if (pmd_leaf(*pmd)) {
-		if (write && !pte_write(*pmd) && do_huge_pmd_wp_page(vma, addr) == VM_FAULT_DONE)
-			goto out;
-		if (pmd_leaf(*pmd))
-			goto out;	/* a read of a present PMD: nothing to do */
-	}
-	if (vma->vm_file) {
-		p = pte_lookup(mm->pgd, addr, false);	/* a peek: rechecked under the lock */
-		if (!p || !pte_present(*p)) {
-			ret = file_fault(mm, vma, addr, write);
-			goto out;
-		}
-		if (!write)
-			goto out;	/* present: nothing to do for a read */
-		if (vma->vm_flags & VM_SHARED) {
-			pte_lock(mm);
-			p = pte_lookup(mm->pgd, addr, false);
-			if (p && pte_present(*p))
-				*p |= _PAGE_RW | _PAGE_DIRTY;	/* the page-cache page itself */
-			pte_unlock(mm);
-			flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
-			goto out;
-		}
-		/* A private write to a present page: copy-on-write below. */
-	}
-	ret = handle_pte_fault(mm, vma, addr, write);
-out:
+	pmd = pmd_alloc(mm, addr);
+	do {
+		ret = pmd ? __handle_mm_fault(mm, vma, pmd, addr, write) : -ENOMEM;
+	} while (ret == -EAGAIN);
 	up_read(&mm->mmap_lock);
 	return ret;
 }

@@ -40,7 +40,6 @@ struct mm_struct *mm_alloc(void)
 	spin_lock_init(&mm->page_table_lock);
 	atomic_set(&mm->mm_users, 1);
 	mm->mmap_base = MMAP_BASE;
-	INIT_LIST_HEAD(&mm->pmd_huge_pte);
 	mutex_lock(&mm_list_lock);
 	list_add_tail(&mm->mm_list, &mm_list);
 	mutex_unlock(&mm_list_lock);
@@ -306,7 +305,7 @@ static void free_unused_pgtables(struct mm_struct *mm, unsigned long start, unsi
 			continue;
 		flush_tlb_mm_range(mm, from, lo);
 		for (unsigned int i = 0; i < n; i++)
-			__free_pages(tables[i], 0);
+			pagetable_free(tables[i]);
 		freed += n;
 	}
 	mm->pgtables_freed += freed;

@@ -39,12 +39,13 @@ static struct page *entry_page(pte_t entry, unsigned long pfn)
 	return is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
 }
 
-/* One page table's PTEs in [addr, end); page-table lock held. */
+/* One page table's PTEs in [addr, end); that table's lock held. */
 static bool change_pte_range(pte_t *pmd, unsigned long addr, unsigned long end,
 			     unsigned long vm_flags)
 {
 	bool changed = false;
 
+	lockdep_assert_held(pte_lockptr(NULL, pmd));
 	while (addr < end) {
 		pte_t *pte = pte_offset(pmd, addr);
 		struct page *page;
@@ -79,12 +80,14 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
 
 	for (unsigned long addr = start; addr < end;) {
 		unsigned long next = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, end);
-		pte_t *pmd;
+		pte_t *pmd = pmd_lookup(mm->pgd, addr, false), *pte;
+		spinlock_t *ptl;
 
-		pte_lock(mm);
-		pmd = pmd_lookup(mm->pgd, addr, false);
-		if (pmd && pmd_leaf(*pmd)) {
-			if (IS_ALIGNED(addr, PMD_SIZE) && next == addr + PMD_SIZE) {
+		if (pmd && pmd_leaf(READ_ONCE(*pmd))) {
+			ptl = pmd_lock(mm, pmd);
+			if (!pmd_leaf(*pmd)) {
+				/* split meanwhile: by PTE below */
+			} else if (IS_ALIGNED(addr, PMD_SIZE) && next == addr + PMD_SIZE) {
 				pte_t new = new_protection(*pmd, pfn_to_page(pmd_pfn(*pmd)), vm_flags);
 
 				changed |= new != *pmd;
@@ -93,10 +96,13 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
 				__split_huge_pmd_locked(vma, pmd, ALIGN_DOWN(addr, PMD_SIZE));
 				changed = true;
 			}
+			spin_unlock(ptl);
 		}
-		if (pmd && *pmd && !pmd_leaf(*pmd))
+		pte = pmd ? pte_offset_map_lock(mm, pmd, addr, &ptl) : NULL;
+		if (pte) {
 			changed |= change_pte_range(pmd, addr, next, vm_flags);
-		pte_unlock(mm);
+			pte_unmap_unlock(pte, ptl);
+		}
 		addr = next;
 	}
 	if (changed)

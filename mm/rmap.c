@@ -8,6 +8,19 @@
  * whole, minus one), _large_mapcount (all its PTE and PMD mappings, minus
  * one) and _nr_pages_mapped (its pages mapped by at least one PTE). The
  * functions below change them together, for a run of nr pages in one call.
+ *
+ * Lock order of the whole mm, outermost first (docs/locking.md):
+ *   mm->mmap_lock (rwsem)
+ *     anon_vma->root->rwsem, mapping->i_mmap_rwsem
+ *       the page-table locks: a PMD table's lock (PMD entries, deposited
+ *       tables), then a PTE table's lock (its PTEs); fork: the parent's,
+ *       then the child's; split_folio_to_order: every mapper's PTE table
+ *       lock by trylock; mm->page_table_lock (PGD/P4D/PUD entries, a VMA's
+ *       first anon_vma) never together with them
+ *         deferred_lock, then the page and slab allocator locks
+ * Every rmap call below is made under the lock of the table holding the
+ * entry that changes (or before a new table is installed, while no other
+ * CPU can reach it).
  */
 #define pr_fmt(fmt) "rmap: " fmt
 #include <quire/rmap.h>
@@ -109,9 +122,38 @@ static int anon_vma_attach_new(struct vm_area_struct *vma, struct anon_vma *pare
 	return 0;
 }
 
+/*
+ * The first anonymous fault of a VMA gives it an anon_vma. Faults of other
+ * threads may get here at the same moment (mmap_lock is only read): the
+ * first to take page_table_lock attaches its anon_vma, the others free theirs.
+ */
 int anon_vma_prepare(struct vm_area_struct *vma)
 {
-	return vma->anon_vma ? 0 : anon_vma_attach_new(vma, NULL);
+	struct anon_vma_chain *avc;
+	struct anon_vma *av;
+
+	if (READ_ONCE(vma->anon_vma))
+		return 0;
+	avc = kzalloc(sizeof(*avc), GFP_KERNEL);
+	av = avc ? anon_vma_alloc(NULL) : NULL;
+	if (!av) {
+		kfree(avc);
+		return -ENOMEM;
+	}
+	anon_vma_lock_write(av);
+	spin_lock(&vma->vm_mm->page_table_lock);
+	if (!vma->anon_vma) {
+		anon_vma_chain_link(vma, avc, av);
+		WRITE_ONCE(vma->anon_vma, av);
+		avc = NULL;
+	}
+	spin_unlock(&vma->vm_mm->page_table_lock);
+	anon_vma_unlock_write(av);
+	if (avc) {
+		kfree(avc);
+		kfree(av);	/* another fault attached one first; nothing refers to ours */
+	}
+	return 0;
 }
 
 int anon_vma_clone(struct vm_area_struct *dst, struct vm_area_struct *src)
@@ -299,13 +341,12 @@ static void folio_add_ptes(struct folio *folio, struct page *page, int nr,
 {
 	count_mm_cost(MM_COST_RMAP_CALLS);
 	if (!folio_test_large(folio)) {
-		if (nr != 1)
-			panic("folio_add_ptes: %d PTEs for a small folio", nr);
+		VM_BUG_ON_FOLIO(nr != 1, folio);
 		atomic_inc(&page->_mapcount);
 		return;
 	}
-	if (page < folio_page(folio, 0) || page + nr > folio_page(folio, folio_nr_pages(folio)))
-		panic("folio_add_ptes: pages %p+%d outside folio %p", page, nr, folio);
+	VM_BUG_ON_FOLIO(page < folio_page(folio, 0) ||
+			page + nr > folio_page(folio, folio_nr_pages(folio)), folio);
 	atomic_add(pages_add_pte_maps(page, nr), &folio->_nr_pages_mapped);
 	atomic_add(nr, &folio->_large_mapcount);
 	folio_note_mapper(folio, vma->vm_mm);
@@ -314,8 +355,7 @@ static void folio_add_ptes(struct folio *folio, struct page *page, int nr,
 static void folio_add_pmd(struct folio *folio, struct vm_area_struct *vma)
 {
 	count_mm_cost(MM_COST_RMAP_CALLS);
-	if (folio_order(folio) != HPAGE_PMD_ORDER)
-		panic("folio_add_pmd: PMD mapping of an order-%u folio", folio_order(folio));
+	VM_BUG_ON_FOLIO(folio_order(folio) != HPAGE_PMD_ORDER, folio);
 	if (atomic_inc_return(&folio->_entire_mapcount) == 0 && folio_test_anon(folio))
 		mod_nr_anon_thps(1);
 	atomic_inc(&folio->_large_mapcount);
@@ -519,10 +559,26 @@ static bool check_pte(struct page_vma_mapped_walk *pvmw, pte_t pte)
 
 void page_vma_mapped_walk_done(struct page_vma_mapped_walk *pvmw)
 {
-	if (pvmw->locked)
-		pte_unlock(pvmw->vma->vm_mm);
+	if (pvmw->ptl)
+		spin_unlock(pvmw->ptl);
+	pvmw->ptl = NULL;
 	pvmw->locked = false;
 	pvmw->pte = pvmw->pmd = NULL;
+}
+
+/*
+ * A PMD leaf mapping the folio at pmd: true with its PMD lock held in
+ * pvmw->ptl. False: not this folio; -EAGAIN in *again: split meanwhile.
+ */
+static bool pvmw_lock_pmd(struct page_vma_mapped_walk *pvmw, pte_t *pmd, bool *again)
+{
+	pvmw->ptl = pmd_lock(pvmw->vma->vm_mm, pmd);
+	if (pmd_leaf(*pmd) && pfn_in_folio(pvmw, pmd_pfn(*pmd)))
+		return true;
+	*again = !pmd_leaf(*pmd) && *pmd;
+	spin_unlock(pvmw->ptl);
+	pvmw->ptl = NULL;
+	return false;
 }
 
 bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
@@ -540,35 +596,45 @@ bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
 
 		pvmw->pfn = folio_pfn(folio);
 		pvmw->nr_pages = folio_nr_pages(folio);
+		pvmw->ptl = NULL;
 		if (pvmw->address == (unsigned long)-EFAULT || pvmw->address < vma->vm_start)
 			return false;
 		end_pgoff = first + pvmw->nr_pages < last_page ? first + pvmw->nr_pages : last_page;
 		pvmw->end = vma->vm_start + ((end_pgoff - vma->vm_pgoff) << PAGE_SHIFT);
-		pte_lock(mm);
 		pvmw->locked = true;
 		addr = pvmw->address;
+	} else if (pvmw->pmd) {
+		/* Past the PMD mapping: its lock goes. */
+		addr = ALIGN_DOWN(pvmw->address, PMD_SIZE) + PMD_SIZE;
+		spin_unlock(pvmw->ptl);
+		pvmw->ptl = NULL;
 	} else {
-		addr = pvmw->address + (pvmw->pmd ? PMD_SIZE : PAGE_SIZE);
-		if (pvmw->pmd)
-			addr = ALIGN_DOWN(pvmw->address, PMD_SIZE) + PMD_SIZE;
+		addr = pvmw->address + PAGE_SIZE;	/* the PTE table's lock stays if addr is in it */
 	}
 	pvmw->pte = pvmw->pmd = NULL;
 	while (addr < pvmw->end) {
-		pte_t *pmd = pmd_lookup(mm->pgd, addr, false);
 		unsigned long block_end = ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE;
+		pte_t *pmd = pmd_lookup(mm->pgd, addr, false);
+		pte_t pmdval = pmd ? READ_ONCE(*pmd) : 0;
+		bool again = false;
 
-		if (!pmd || !*pmd) {
-			addr = block_end;
-			continue;
-		}
-		if (pmd_leaf(*pmd)) {
-			if (pfn_in_folio(pvmw, pmd_pfn(*pmd))) {
-				pvmw->pmd = pmd;
-				pvmw->address = ALIGN_DOWN(addr, PMD_SIZE);
-				return true;
+		if (!pvmw->ptl) {
+			if (!pmdval) {
+				addr = block_end;
+				continue;
 			}
-			addr = block_end;
-			continue;
+			if (pmd_leaf(pmdval)) {
+				if (pfn_in_folio(pvmw, pmd_pfn(pmdval)) && pvmw_lock_pmd(pvmw, pmd, &again)) {
+					pvmw->pmd = pmd;
+					pvmw->address = ALIGN_DOWN(addr, PMD_SIZE);
+					return true;
+				}
+				if (!again)
+					addr = block_end;
+				continue;
+			}
+			if (!pte_offset_map_lock(mm, pmd, addr, &pvmw->ptl))
+				continue;	/* a leaf now: look again */
 		}
 		for (; addr < pvmw->end && addr < block_end; addr += PAGE_SIZE) {
 			pte_t *pte = pte_offset(pmd, addr);
@@ -579,6 +645,8 @@ bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
 				return true;
 			}
 		}
+		spin_unlock(pvmw->ptl);
+		pvmw->ptl = NULL;
 	}
 	page_vma_mapped_walk_done(pvmw);
 	return false;
@@ -594,6 +662,8 @@ static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc)
 		return;
 	if (!rwc->locked)
 		down_read(&av->root->rwsem);
+	else
+		rwsem_assert_held(&av->root->rwsem);
 	list_for_each_entry(avc, &av->chains, same_anon_vma) {
 		unsigned long address = vma_address(avc->vma, folio->index, nr);
 

@@ -42,21 +42,29 @@ static void walk_range(struct mm_struct *mm, unsigned long start, unsigned long 
 		       struct mmu_walk *w)
 {
 	for (unsigned long addr = start, next; addr < end; addr = next) {
-		pte_t *pmd, entry;
+		pte_t *pmd, *pte, entry;
+		spinlock_t *ptl;
 
 		next = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, end);
-		pte_lock(mm);
 		pmd = pmd_lookup(mm->pgd, addr, false);
-		entry = pmd ? *pmd : 0;
+		entry = pmd ? READ_ONCE(*pmd) : 0;
 		if (pmd_leaf(entry)) {
-			w->pmd(w, addr, next, entry);
-		} else if (entry & _PAGE_PRESENT) {
+			ptl = pmd_lock(mm, pmd);
+			entry = *pmd;
+			if (pmd_leaf(entry))
+				w->pmd(w, addr, next, entry);
+			spin_unlock(ptl);
+			if (!pmd_leaf(entry))
+				next = addr;	/* split meanwhile: walk it by PTE */
+		} else if ((pte = pmd ? pte_offset_map_lock(mm, pmd, addr, &ptl) : NULL)) {
 			for (unsigned long a = addr; a < next; a += PAGE_SIZE)
-				w->pte(w, a, *pte_offset(pmd, a));
+				w->pte(w, a, pte[(a - addr) >> PAGE_SHIFT]);
+			pte_unmap_unlock(pte, ptl);
+		} else if (pmd_leaf(pmd ? READ_ONCE(*pmd) : 0)) {
+			next = addr;	/* a 2 MiB mapping appeared: look again */
 		} else if (w->hole) {
 			w->hole(w, addr, next);
 		}
-		pte_unlock(mm);
 	}
 }
 

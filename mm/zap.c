@@ -1,8 +1,8 @@
 /*
  * Unmapping pages (munmap, MADV_DONTNEED, exit, truncate): zap_page_range.
  *
- * The entries are cleared under the page-table lock, one 2 MiB block at a
- * time; runs of PTEs that map consecutive pages of one folio go through
+ * The entries are cleared one 2 MiB block at a time, under the lock of
+ * the PTE table (or, for a PMD mapping, of the PMD table) that holds them; runs of PTEs that map consecutive pages of one folio go through
  * one folio_remove_rmap_ptes call (folio_pte_batch). The folios, and how
  * many references their mappings held, are gathered in a batch: they may
  * only be given back once no CPU can still reach them through a stale TLB
@@ -53,14 +53,15 @@ static void tlb_gather(struct mmu_gather *tlb, struct folio *folio, int refs)
 }
 
 /*
- * Clear the PTEs of [addr, end) inside one page table (lock held). Returns
- * where it stopped: end, or earlier when the gather batch is full.
+ * Clear the PTEs of [addr, end) inside one page table (its lock held).
+ * Returns where it stopped: end, or earlier when the gather batch is full.
  */
 static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 				   pte_t *pmd, unsigned long addr, unsigned long end)
 {
 	struct mm_struct *mm = vma->vm_mm;
 
+	lockdep_assert_held(pte_lockptr(mm, pmd));
 	while (addr < end && tlb->nr < tlb->cap) {
 		pte_t *pte = pte_offset(pmd, addr), entry = *pte;
 		struct page *page;
@@ -90,6 +91,36 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 	return addr;
 }
 
+/*
+ * A PMD leaf in [addr, block_end): gone when the range covers it, split
+ * otherwise (the PTEs are then zapped under the new table's lock). False:
+ * no leaf there any more (split or unmapped meanwhile).
+ */
+static bool zap_pmd_leaf(struct mmu_gather *tlb, struct vm_area_struct *vma, pte_t *pmd,
+			 unsigned long addr, unsigned long block_end)
+{
+	spinlock_t *ptl = pmd_lock(vma->vm_mm, pmd);
+	struct page *table = NULL;
+	struct folio *huge;
+
+	if (!pmd_leaf(*pmd)) {
+		spin_unlock(ptl);
+		return false;
+	}
+	tlb->flush = true;
+	if (!IS_ALIGNED(addr, PMD_SIZE) || block_end != addr + PMD_SIZE) {
+		__split_huge_pmd_locked(vma, pmd, ALIGN_DOWN(addr, PMD_SIZE));
+		spin_unlock(ptl);
+		return false;
+	}
+	huge = zap_huge_pmd(vma, pmd, &table);
+	spin_unlock(ptl);
+	tlb_gather(tlb, huge, 1);
+	if (table)
+		pagetable_free(table);	/* deposited: never reachable by the MMU */
+	return true;
+}
+
 /* Unmap [start, end) of vma (mmap_lock held, or i_mmap_rwsem for truncate). */
 static void zap_vma_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 			  unsigned long start, unsigned long end)
@@ -99,36 +130,22 @@ static void zap_vma_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 
 	while (addr < end) {
 		unsigned long block_end = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, end);
-		struct page *table = NULL;
-		struct folio *huge = NULL;
-		pte_t *pmd;
+		pte_t *pmd = pmd_lookup(mm->pgd, addr, false), *pte;
+		spinlock_t *ptl;
 
-		pte_lock(mm);
-		pmd = pmd_lookup(mm->pgd, addr, false);
-		if (!pmd || !*pmd) {
-			pte_unlock(mm);
+		if (!pmd || !READ_ONCE(*pmd)) {
 			addr = block_end;
 			continue;
 		}
-		if (pmd_leaf(*pmd)) {
-			if (IS_ALIGNED(addr, PMD_SIZE) && block_end == addr + PMD_SIZE) {
-				huge = zap_huge_pmd(vma, pmd, &table);
-				tlb->flush = true;
-				pte_unlock(mm);
-				if (huge)
-					tlb_gather(tlb, huge, 1);
-				if (table)
-					tlb_gather(tlb, (struct folio *)table, 1);
-				addr = block_end;
-				if (tlb->nr >= tlb->cap - 1)
-					tlb_flush_and_free(tlb);
-				continue;
-			}
-			__split_huge_pmd_locked(vma, pmd, ALIGN_DOWN(addr, PMD_SIZE));
-			tlb->flush = true;
+		if (pmd_leaf(READ_ONCE(*pmd)) && zap_pmd_leaf(tlb, vma, pmd, addr, block_end)) {
+			addr = block_end;
+		} else {
+			pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+			if (!pte)
+				continue;	/* a leaf again, or gone: look once more */
+			addr = zap_pte_range(tlb, vma, pmd, addr, block_end);
+			pte_unmap_unlock(pte, ptl);
 		}
-		addr = zap_pte_range(tlb, vma, pmd, addr, block_end);
-		pte_unlock(mm);
 		if (tlb->nr >= tlb->cap - 1)
 			tlb_flush_and_free(tlb);
 	}

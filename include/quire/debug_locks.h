@@ -35,6 +35,7 @@ struct lock_debug_counts {
 	atomic_t mutex_bad_unlock;
 	atomic_t rwsem_recursion;
 	atomic_t rwsem_bad_unlock;
+	atomic_t assert_not_held;	/* lockdep_assert_held and the rwsem asserts */
 };
 extern struct lock_debug_counts lock_debug_counts;
 

@@ -188,6 +188,27 @@ int mm_verify_mm(struct mm_struct *mm);
 int mm_verify_folio_rmap(struct folio *folio);
 void mm_verify_reset_reports(void);
 
+/* Print a folio's state: flags, refcount, mapcounts, pins, mapping, index. */
+void dump_folio(const struct folio *folio, const char *reason);
+/*
+ * VM_BUG_ON_FOLIO(cond, folio): an invariant of the folio; when cond is
+ * true (DEBUG_MM builds) the folio is dumped, then the kernel panics with
+ * the condition and where it failed. vm_bug_returns (tests, one-shot) makes
+ * the next one report and return instead; vm_bug_reports counts them.
+ */
+extern bool vm_bug_returns;
+extern unsigned long vm_bug_reports;
+void vm_bug_folio(const struct folio *folio, const char *cond, const char *file, int line);
+#ifdef DEBUG_MM
+#define VM_BUG_ON_FOLIO(cond, folio)						\
+	do {									\
+		if (__builtin_expect(!!(cond), 0))				\
+			vm_bug_folio(folio, #cond, __FILE__, __LINE__);		\
+	} while (0)
+#else
+#define VM_BUG_ON_FOLIO(cond, folio)	((void)sizeof((cond) ? (folio) : (folio)))
+#endif
+
 /* Print the per-node counters table (the "memstat" boot option). */
 void memstat_print(void);
 

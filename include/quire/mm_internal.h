@@ -58,23 +58,25 @@ typedef enum {
 } vm_fault_t;
 
 /* A write fault in a PMD-aligned 2 MiB hole: FALLBACK when no 2 MiB folio is to be had. */
-vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr);
+vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
+				       pte_t *pmd);
 /* A write to a read-only PMD mapping: FALLBACK when the PMD was split (or is gone). */
-vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr);
+vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pmd);
 /*
- * fork: copy one PMD mapping (both page-table locks held). 0 when it is
- * copied, or split instead (a maybe-pinned folio): the source PMD then
- * points to a page table whose PTEs the caller copies. -ENOMEM.
+ * fork: copy one PMD mapping (both PMD locks held, the parent's first):
+ * true when the child shares it (table is deposited for it), false when it
+ * was split instead (a maybe-pinned folio): the source PMD then points to a
+ * page table whose PTEs the caller copies.
  */
-int copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
-		  pte_t *dst_pmd, pte_t *src_pmd, unsigned long addr);
-/* munmap of a whole PMD mapping (page-table lock held): the folio to put after the flush. */
+bool copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+		   pte_t *dst_pmd, pte_t *src_pmd, unsigned long addr, struct page *table);
+/* munmap of a whole PMD mapping (PMD lock held): the folio to put after the flush. */
 struct folio *zap_huge_pmd(struct vm_area_struct *vma, pte_t *pmd, struct page **table);
-/* The PMD mapping at pmd becomes 512 PTEs (page-table lock held; the caller flushes). */
+/* The PMD mapping at pmd becomes 512 PTEs (PMD lock held; the caller flushes). */
 void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned long haddr);
-/* A page table for a future split of a PMD mapping; withdraw one back. */
-void pgtable_deposit(struct mm_struct *mm, struct page *table);
-struct page *pgtable_withdraw(struct mm_struct *mm);
+/* A page table for a future split of the PMD mapping at pmd; withdraw one back (PMD lock held). */
+void pgtable_deposit(struct mm_struct *mm, pte_t *pmd, struct page *table);
+struct page *pgtable_withdraw(struct mm_struct *mm, pte_t *pmd);
 
 /* zap.c: unmap every page of a file from index first on, in every VMA (truncate). */
 void unmap_mapping_pages(struct address_space *mapping, unsigned long first);

@@ -44,7 +44,10 @@ struct page {
 	};
 	atomic_t _mapcount;		/* page table entries mapping this page, minus 1 */
 	atomic_t _refcount;		/* references to the folio (head page only) */
-	unsigned long _unused;		/* keeps struct page at 64 bytes */
+	union {
+		unsigned long _unused;	/* keeps struct page at 64 bytes */
+		void *ptl;		/* a user page-table page: its spinlock_t (mm/pgtable.c) */
+	};
 };
 
 /*

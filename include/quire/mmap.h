@@ -5,8 +5,10 @@
  * docs/mm/faults.md.
  *
  * Locking: mmap_lock (a rw_semaphore) protects the VMA list and brk: taken
- * for reading by faults, for writing by mmap/munmap/brk/exec. The page
- * tables are changed under page_table_lock.
+ * for reading by faults, for writing by mmap/munmap/brk/exec. A PTE
+ * changes under its PTE table's lock, a PMD entry under its PMD table's
+ * lock, the upper levels under page_table_lock (mm/pgtable.c,
+ * docs/locking.md).
  */
 #ifndef QUIRE_MMAP_H
 #define QUIRE_MMAP_H
@@ -18,6 +20,7 @@
 #include <quire/rwsem.h>
 #include <quire/mutex.h>
 #include <quire/sched.h>
+#include <quire/pte.h>
 
 /* vm_flags */
 #define VM_READ		0x00000001UL
@@ -77,7 +80,7 @@ struct mm_struct {
 	struct vm_area_struct **vma_index;
 	int index_cap;
 	struct rw_semaphore mmap_lock;
-	spinlock_t page_table_lock;
+	spinlock_t page_table_lock;	/* filling in PGD, P4D and PUD entries */
 	atomic_t mm_users;
 	unsigned long start_brk, brk;
 	unsigned long start_stack;
@@ -86,10 +89,9 @@ struct mm_struct {
 	atomic_long_t rss;		/* pages mapped */
 	unsigned long pgtables_freed;	/* page tables freed by munmap (tests) */
 	/*
-	 * A page table set aside for each PMD-mapped folio, so that splitting
-	 * the PMD (munmap or mprotect of part of it) never needs memory.
+	 * Page tables set aside for PMD-mapped folios (one each, on the PMD
+	 * table's page, mm/huge_memory.c): how many, updated atomically.
 	 */
-	struct list_head pmd_huge_pte;	/* struct page.lru, under page_table_lock */
 	unsigned long nr_deposited;
 	struct list_head mm_list;	/* in the list of every mm (mm_verify) */
 };
@@ -100,9 +102,37 @@ extern struct mutex mm_list_lock;
 /* Address spaces that failed mm_verify_mm as they exited (DEBUG_MM builds). */
 extern unsigned long mm_exit_verify_failures;
 
-/* Take mm's page-table lock (counted: "PTE-lock acquisitions" in make bench). */
-void pte_lock(struct mm_struct *mm);
-void pte_unlock(struct mm_struct *mm);
+/* The mm's mmap_lock is held (for reading or writing) / by this task for writing. */
+#define mmap_assert_locked(mm)		rwsem_assert_held(&(mm)->mmap_lock)
+#define mmap_assert_write_locked(mm)	rwsem_assert_held_write(&(mm)->mmap_lock)
+
+/*
+ * Split page-table locks (mm/pgtable.c). pte_lockptr: the lock of the PTE
+ * table *pmd points to; pmd_lockptr: the lock of the PMD table holding pmd.
+ * pmd_lock takes the latter and returns it. pte_offset_map_lock takes the
+ * PTE table's lock and returns addr's PTE in it, or NULL when *pmd is not
+ * (or no longer) a page table: none, or a 2 MiB leaf. Each acquisition is
+ * counted ("PTL acquisitions" in make bench).
+ */
+spinlock_t *pte_lockptr(struct mm_struct *mm, pte_t *pmd);
+spinlock_t *pmd_lockptr(struct mm_struct *mm, pte_t *pmd);
+spinlock_t *pmd_lock(struct mm_struct *mm, pte_t *pmd);
+pte_t *pte_offset_map_lock(struct mm_struct *mm, pte_t *pmd, unsigned long addr,
+			   spinlock_t **ptlp);
+
+static inline void pte_unmap_unlock(pte_t *pte, spinlock_t *ptl)
+{
+	(void)pte;
+	spin_unlock(ptl);
+}
+
+/*
+ * addr's PMD entry, filling in the upper levels (under page_table_lock, a
+ * spare table freed when another CPU was first). NULL: out of memory.
+ */
+pte_t *pmd_alloc(struct mm_struct *mm, unsigned long addr);
+/* Make *pmd point to a page table unless it is set already (PMD lock). 0 or -ENOMEM. */
+int pte_alloc(struct mm_struct *mm, pte_t *pmd);
 
 #define STACK_TOP	0x00007ffffffff000UL
 #define STACK_SIZE_MAX	(8UL << 20)	/* the stack VMA may grow down this far */

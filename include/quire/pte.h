@@ -80,14 +80,19 @@ phys_addr_t pgd_alloc(void);
 void pgd_free(phys_addr_t pgd);
 /*
  * The PTE of addr, allocating missing tables when alloc. NULL: none, out of
- * memory, or addr is inside a PMD leaf (look at pmd_lookup first).
+ * memory, or addr is inside a PMD leaf (look at pmd_lookup first). The
+ * entry is not locked: the fault paths use pmd_alloc, pte_alloc and
+ * pte_offset_map_lock (quire/mmap.h) instead.
  */
 pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc);
 /* The PMD entry of addr (allocating the upper levels when alloc), or NULL. */
 pte_t *pmd_lookup(phys_addr_t pgd, unsigned long addr, bool alloc);
 /* The PTE of addr inside the page table a (non-leaf, present) PMD entry points to. */
 pte_t *pte_offset(pte_t *pmd, unsigned long addr);
-/* Unhook the page table of addr's 2 MiB block; NULL when there is none. */
+/* Unhook the page table of addr's 2 MiB block (no VMA there); NULL when there is none. */
 struct page *pte_table_detach(phys_addr_t pgd, unsigned long addr);
+/* A zeroed user page-table page with its lock (page->ptl), or NULL; and freeing one. */
+struct page *pagetable_alloc(void);
+void pagetable_free(struct page *table);
 
 #endif

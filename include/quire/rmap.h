@@ -28,6 +28,7 @@
 #include <quire/rwsem.h>
 #include <quire/atomic.h>
 #include <quire/pte.h>
+#include <quire/spinlock.h>
 
 struct vm_area_struct;
 struct mm_struct;
@@ -211,7 +212,8 @@ void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_are
  * page_vma_mapped_walk: the entries of one VMA that map the folio's pages.
  * Set folio, vma, address (where the folio would be in vma), call it until
  * it returns false; each true leaves pte or pmd (the other NULL) pointing
- * at one mapping, with the mm's page-table lock held. A caller that stops
+ * at one mapping, with the lock of the table holding that entry held in
+ * ptl (the PTE table's for a PTE, the PMD table's for a PMD). A caller that stops
  * early calls page_vma_mapped_walk_done. Migration and device-private
  * entries (not implemented yet) will be recognised in rmap.c's check_pte.
  */
@@ -223,7 +225,8 @@ struct page_vma_mapped_walk {
 	unsigned long address;		/* in: the folio's first page; out: this entry's */
 	pte_t *pmd;			/* a PMD mapping (a pmd entry), or NULL */
 	pte_t *pte;			/* a PTE mapping, or NULL */
-	bool locked;
+	spinlock_t *ptl;		/* held while pte or pmd is set */
+	bool locked;			/* private: the walk has started */
 	unsigned long end;		/* private */
 };
 

@@ -45,6 +45,32 @@ static inline bool rwsem_is_locked(struct rw_semaphore *sem)
 	return __atomic_load_n(&sem->count, __ATOMIC_RELAXED) != 0;
 }
 
+/*
+ * rwsem_assert_held (for reading or writing: readers are only counted, so
+ * "someone holds it") and rwsem_assert_held_write (this task is the
+ * writer): reported like lockdep_assert_held (quire/spinlock.h) in
+ * DEBUG_LOCKS builds, nothing otherwise.
+ */
+#ifdef DEBUG_LOCKS
+bool rwsem_is_write_held_by_me(struct rw_semaphore *sem);
+#define rwsem_assert_held(sem)							\
+	do {									\
+		struct rw_semaphore *__s = (sem);				\
+		if (__builtin_expect(!rwsem_is_locked(__s), 0))			\
+			lockdep_assert_failed(__s, "rwsem " #sem, __FILE__, __LINE__); \
+	} while (0)
+#define rwsem_assert_held_write(sem)						\
+	do {									\
+		struct rw_semaphore *__s = (sem);				\
+		if (__builtin_expect(!rwsem_is_write_held_by_me(__s), 0))	\
+			lockdep_assert_failed(__s, "rwsem (for writing) " #sem,	\
+					      __FILE__, __LINE__);		\
+	} while (0)
+#else
+#define rwsem_assert_held(sem)		((void)sizeof(sem))
+#define rwsem_assert_held_write(sem)	((void)sizeof(sem))
+#endif
+
 /* Whether anyone waits (a snapshot, for tests). */
 static inline bool rwsem_is_contended(struct rw_semaphore *sem)
 {

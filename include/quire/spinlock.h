@@ -123,6 +123,27 @@ static inline bool spin_is_locked(spinlock_t *l)
 	return arch_spin_is_locked(&l->raw);
 }
 
+/*
+ * lockdep_assert_held(l): a function whose contract says "l held" checks
+ * it. In DEBUG_LOCKS builds a caller that does not hold l on this CPU gets
+ * "BUG: lock not held" with a backtrace (counted in
+ * lock_debug_counts.assert_not_held) and goes on; otherwise it costs
+ * nothing (l is not even evaluated).
+ */
+#ifdef DEBUG_LOCKS
+/* Does this CPU hold l? (A holder cannot migrate: the CPU is the owner.) */
+bool spin_is_held_by_me(spinlock_t *l);
+void lockdep_assert_failed(const void *lock, const char *what, const char *file, int line);
+#define lockdep_assert_held(l)							\
+	do {									\
+		spinlock_t *__l = (l);						\
+		if (__builtin_expect(!spin_is_held_by_me(__l), 0))		\
+			lockdep_assert_failed(__l, "spinlock " #l, __FILE__, __LINE__); \
+	} while (0)
+#else
+#define lockdep_assert_held(l)	((void)sizeof(l))
+#endif
+
 /* For a lock an interrupt handler also takes: interrupts stay off while it is held. */
 #define spin_lock_irqsave(l, flags)					\
 	do {								\

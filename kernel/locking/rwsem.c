@@ -47,6 +47,14 @@ static void held_inc(int d)
 		t->locks_held += d;
 }
 
+bool rwsem_is_write_held_by_me(struct rw_semaphore *sem)
+{
+	struct task *t = current;
+
+	return t && __atomic_load_n(&sem->count, __ATOMIC_RELAXED) == -1 &&
+	       __atomic_load_n(&sem->owner, __ATOMIC_RELAXED) == t;
+}
+
 /* Down on a semaphore this task holds for writing sleeps forever. */
 static bool rwsem_recursion(struct rw_semaphore *sem)
 {

@@ -186,6 +186,22 @@ static void spin_bad_unlock(spinlock_t *l, unsigned long ip)
 	lock_report_end(flags);
 }
 
+bool spin_is_held_by_me(spinlock_t *l)
+{
+	return READ_ONCE(l->owner_cpu) == this_cpu();
+}
+
+/* A "lock held" contract broken: report and go on (a missing lock is a race, not a hang). */
+void lockdep_assert_failed(const void *lock, const char *what, const char *file, int line)
+{
+	unsigned long flags = lock_report_begin(&lock_debug_counts.assert_not_held);
+
+	pr_err("BUG: lock not held: %s (0x%lx) at %s:%d, task %s on CPU %d\n", what,
+	       (unsigned long)lock, file, line, comm_of(current), smp_processor_id());
+	dump_stack();
+	lock_report_end(flags);
+}
+
 void do_raw_spin_unlock(spinlock_t *l)
 {
 	struct task *t;
