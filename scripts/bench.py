@@ -172,12 +172,7 @@ def gain(metric_unit, base, new):
     return f'{num / den:.2f}x'
 
 
-def first_seen(values):
-    seen = []
-    for v in values:
-        if v not in seen:
-            seen.append(v)
-    return seen
+first_seen = bench_plot.first_seen	# values in their first order, once each
 
 
 def print_table(bench, case, rows, metrics, markdown, out):

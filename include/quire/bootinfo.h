@@ -7,6 +7,7 @@
 #ifndef QUIRE_BOOTINFO_H
 #define QUIRE_BOOTINFO_H
 
+#include <quire/numa_desc.h>
 #include <quire/types.h>
 #include <quire/cmdline.h>
 
@@ -71,12 +72,20 @@ const char *boot_protocol_name(enum boot_protocol p);
 /* Total bytes of BOOT_MEM_AVAILABLE memory in the map. */
 u64 bootinfo_available_bytes(void);
 
-struct numa_desc;
+
 /*
  * Put the map's BOOT_MEM_AVAILABLE ranges into desc as its usable RAM (for
- * numa_init()). Each architecture provides it: arch/x86_64 from the
- * loader's map, arch/host from the map a host test wrote into boot_info.
+ * numa_init()): arch/x86_64 fills boot_info from the loader's map, a host
+ * test writes the map of the machine it builds.
  */
-void bootinfo_describe_ram(struct numa_desc *desc);
+static inline void bootinfo_describe_ram(struct numa_desc *desc)
+{
+	u32 n = boot_info.nr_mmap < BOOT_MMAP_MAX ? boot_info.nr_mmap : BOOT_MMAP_MAX;
+
+	desc->nr_ram = 0;
+	for (u32 i = 0; i < n; i++)
+		if (boot_info.mmap[i].type == BOOT_MEM_AVAILABLE)
+			numa_desc_add_ram(desc, boot_info.mmap[i].base, boot_info.mmap[i].len);
+}
 
 #endif
