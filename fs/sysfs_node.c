@@ -22,8 +22,11 @@
 #include <quire/errno.h>
 #include "internal.h"
 
-/* What a list file shows: a function of nothing, giving a bit mask. */
-typedef u64 (*mask_fn)(void);
+/* What a list file shows: the ids below max for which has() is true. */
+struct id_set {
+	bool (*has)(int id);
+	int max;
+};
 
 /* "0-2,5\n" for the bits of mask. */
 static ssize_t show_list(char *buf, size_t size, u64 mask)
@@ -58,39 +61,15 @@ static ssize_t show_map(char *buf, size_t size, u64 mask)
 			       (unsigned long long)(mask & 0xffffffffULL));
 }
 
-static u64 nodes_online(void)
-{
-	u64 m = 0;
-
-	for (int n = 0; n < MAX_NUMNODES; n++)
-		if (node_online(n))
-			m |= 1ULL << n;
-	return m;
-}
-
-static u64 nodes_with_cpus(void)
-{
-	u64 m = 0;
-
-	for (int n = 0; n < MAX_NUMNODES; n++)
-		if (node_has_cpus(n))
-			m |= 1ULL << n;
-	return m;
-}
-
-static u64 cpus_online(void)
-{
-	u64 m = 0;
-
-	for (int c = 0; c < MAX_CPUS; c++)
-		if (cpu_online(c))
-			m |= 1ULL << c;
-	return m;
-}
-
 static ssize_t list_show(struct pseudo_file *pf, char *buf, size_t size)
 {
-	return show_list(buf, size, ((mask_fn)pf->data)());
+	const struct id_set *set = pf->data;
+	u64 mask = 0;
+
+	for (int id = 0; id < set->max; id++)
+		if (set->has(id))
+			mask |= 1ULL << id;
+	return show_list(buf, size, mask);
 }
 
 #define NODE_OF(pf)	((int)(unsigned long)(pf)->data)
@@ -164,12 +143,14 @@ static int add_node_dir(struct pseudo_node *node, int nid)
 /* /sys/devices/system/{node,cpu}: 0 or -errno. */
 int sysfs_node_init(struct pseudo_node *root)
 {
-	static const struct { const char *name; mask_fn fn; } node_lists[] = {
-		{ "possible", nodes_online }, { "online", nodes_online },
-		{ "has_memory", nodes_with_memory_mask }, { "has_normal_memory", nodes_with_memory_mask },
-		{ "has_cpu", nodes_with_cpus },
+	static const struct id_set online = { node_online, MAX_NUMNODES },
+		memory = { node_has_memory, MAX_NUMNODES }, cpus = { node_has_cpus, MAX_NUMNODES },
+		cpus_up = { cpu_online, MAX_CPUS };
+	static const struct { const char *name; const struct id_set *set; } node_lists[] = {
+		{ "possible", &online }, { "online", &online }, { "has_memory", &memory },
+		{ "has_normal_memory", &memory }, { "has_cpu", &cpus },
 	}, cpu_lists[] = {
-		{ "possible", cpus_online }, { "present", cpus_online }, { "online", cpus_online },
+		{ "possible", &cpus_up }, { "present", &cpus_up }, { "online", &cpus_up },
 	};
 	struct pseudo_node *devices = pseudo_mkdir(root, "devices");
 	struct pseudo_node *system = devices ? pseudo_mkdir(devices, "system") : NULL;
@@ -178,9 +159,9 @@ int sysfs_node_init(struct pseudo_node *root)
 	int err = cpu ? 0 : -ENOMEM;
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(node_lists) && !err; i++)
-		err = pseudo_create(node, node_lists[i].name, 0444, &list_ops, (void *)node_lists[i].fn);
+		err = pseudo_create(node, node_lists[i].name, 0444, &list_ops, (void *)node_lists[i].set);
 	for (unsigned int i = 0; i < ARRAY_SIZE(cpu_lists) && !err; i++)
-		err = pseudo_create(cpu, cpu_lists[i].name, 0444, &list_ops, (void *)cpu_lists[i].fn);
+		err = pseudo_create(cpu, cpu_lists[i].name, 0444, &list_ops, (void *)cpu_lists[i].set);
 	for (int nid = 0; nid < MAX_NUMNODES && !err; nid++)
 		if (node_online(nid))
 			err = add_node_dir(node, nid);

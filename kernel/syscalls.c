@@ -191,12 +191,6 @@ static long sys_getrlimit(u64 resource, u64 uold, u64 a2, u64 a3, u64 a4, u64 a5
 	return sys_prlimit64(0, resource, 0, uold, 0, 0);
 }
 
-/* rseq: not implemented; glibc registers it at start-up and goes on without. */
-static long sys_rseq(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	return -ENOSYS;
-}
-
 static long sys_set_tid_address(u64 uptr, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	current->clear_child_tid = (int *)uptr;
@@ -489,7 +483,6 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[204] = sys_sched_getaffinity,
 	[273] = sys_set_robust_list,
 	[302] = sys_prlimit64,
-	[334] = sys_rseq,
 	[238] = sys_set_mempolicy,
 	[239] = sys_get_mempolicy,
 	[309] = sys_getcpu,

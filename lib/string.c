@@ -1,7 +1,7 @@
 /*
  * String and memory functions for the kernel. Plain C: the compiler turns
  * struct copies into calls to memcpy/memset, so these must exist. The bulk
- * copy with machine-check recovery (copy_mc) is not implemented yet.
+ * copy with machine-check recovery is copy_mc (arch/x86_64/lib/copy_mc.S).
  */
 #include <quire/string.h>
 #include <quire/errno.h>

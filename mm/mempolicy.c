@@ -196,20 +196,27 @@ long sys_set_mempolicy(u64 mode_arg, u64 nmask, u64 maxnode, u64 a3, u64 a4, u64
 	return err;
 }
 
-/* The node of the page mapped at addr, faulting it in first (a read, as GUP would). */
+/*
+ * The node of the page mapped at addr, faulting it in first (a read, as GUP
+ * would). handle_mm_fault takes mmap_lock itself: called without it.
+ */
 static int node_of_address(struct mm_struct *mm, unsigned long addr)
 {
 	pte_t *pmd, *pte;
 	unsigned long pfn = 0;
+	int nid;
 
 	if (handle_mm_fault(mm, addr, 0))
 		return -EFAULT;
+	down_read(&mm->mmap_lock);
 	pmd = pmd_lookup(mm->pgd, addr, false);
 	if (pmd && pmd_leaf(*pmd))
 		pfn = pmd_pfn(*pmd) + ((addr & (PMD_SIZE - 1)) >> PAGE_SHIFT);
 	else if ((pte = pte_lookup(mm->pgd, addr, false)) && pte_present(*pte))
 		pfn = pte_pfn(*pte);
-	return pfn ? page_to_nid(pfn_to_page(pfn)) : -EFAULT;
+	nid = pfn ? page_to_nid(pfn_to_page(pfn)) : -EFAULT;
+	up_read(&mm->mmap_lock);
+	return nid;
 }
 
 /* Linux's do_get_mempolicy: the mode (or a node) in *mode, the mask in *nodes. */
@@ -230,10 +237,12 @@ static int get_policy(int *mode, u64 *nodes, u64 addr, u64 flags)
 		return 0;
 	}
 	if (flags & MPOL_F_ADDR) {
+		struct vm_area_struct *vma;
 		bool mapped;
 
 		down_read(&mm->mmap_lock);
-		mapped = find_vma(mm, addr) && find_vma(mm, addr)->vm_start <= addr;
+		vma = find_vma(mm, addr);
+		mapped = vma && vma->vm_start <= addr;
 		up_read(&mm->mmap_lock);
 		if (!mapped)
 			return -EFAULT;
@@ -243,9 +252,7 @@ static int get_policy(int *mode, u64 *nodes, u64 addr, u64 flags)
 	}
 	if (flags & MPOL_F_NODE) {
 		if (flags & MPOL_F_ADDR) {
-			down_read(&mm->mmap_lock);
 			*mode = node_of_address(mm, addr);
-			up_read(&mm->mmap_lock);
 			if (*mode < 0)
 				return *mode;
 		} else if (pol->mode == MPOL_INTERLEAVE || pol->mode == MPOL_WEIGHTED_INTERLEAVE) {
