@@ -218,5 +218,5 @@ ssize_t filemap_write(struct inode *inode, const void *buf, size_t count, loff_t
 		if (pos > inode->i_size)
 			inode->i_size = pos;
 	}
-	return done ? (ssize_t)done : -ENOMEM;
+	return done || !count ? (ssize_t)done : -ENOMEM;
 }

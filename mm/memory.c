@@ -144,6 +144,8 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *p
 	pte_t *pte;
 	int ret = 0;
 
+	mmap_assert_locked(mm);
+
 	if (!filemap_index_in_file(inode, idx))
 		return -EIO;
 	if (write && !shared && anon_vma_prepare(vma))
@@ -422,6 +424,7 @@ static int __handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma, p
 {
 	pte_t *p;
 
+	mmap_assert_locked(mm);
 	if (!READ_ONCE(*pmd) && write && pmd_fault_allowed(vma, addr)) {
 		vm_fault_t huge = do_huge_pmd_anonymous_page(vma, addr, pmd);
 

@@ -261,6 +261,7 @@ static struct vm_area_struct *vma_merge(struct vm_area_struct *v)
 	bool left = prev && vmas_mergeable(prev, v, prev);
 	bool right = next && vmas_mergeable(v, next, next);
 
+	mmap_assert_write_locked(v->vm_mm);
 	if (left && right && prev->anon_vma && next->anon_vma && prev->anon_vma != next->anon_vma)
 		right = false;
 	if (right)

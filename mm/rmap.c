@@ -610,6 +610,10 @@ bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
 		pvmw->ptl = NULL;
 	} else {
 		addr = pvmw->address + PAGE_SIZE;	/* the PTE table's lock stays if addr is in it */
+		if (IS_ALIGNED(addr, PMD_SIZE)) {	/* the next block has a table (or none) of its own */
+			spin_unlock(pvmw->ptl);
+			pvmw->ptl = NULL;
+		}
 	}
 	pvmw->pte = pvmw->pmd = NULL;
 	while (addr < pvmw->end) {
