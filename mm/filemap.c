@@ -16,6 +16,7 @@
  * truncated.
  */
 #include <quire/pagemap.h>
+#include <quire/sched.h>
 #include <quire/mm_internal.h>
 #include <quire/mm.h>
 #include <quire/string.h>
@@ -78,6 +79,7 @@ static int filemap_create_folio(struct file *file, struct address_space *mapping
 	struct folio *folio;
 	int err;
 
+	mutex_assert_held(&mapping->host->i_mutex);
 	if (!a_ops || !a_ops->read_folio)
 		return -EIO;
 	folio = folio_alloc(GFP_PAGECACHE | __GFP_NOWARN, 0, NUMA_NO_NODE);

@@ -365,6 +365,8 @@ static int lock_mappers(struct folio *folio, struct mm_lock_set *set)
 	struct anon_vma *av = folio_anon_vma(folio);
 	int cap = 0;
 
+	rwsem_assert_held_write(&av->root->rwsem);
+
 	list_for_each_entry(avc, &av->chains, same_anon_vma)
 		cap++;
 	set->locks = kmalloc(sizeof(*set->locks) * (cap ? cap : 1), GFP_KERNEL);

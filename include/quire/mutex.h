@@ -47,4 +47,20 @@ static inline struct task *mutex_owner(struct mutex *m)
 	return __atomic_load_n(&m->owner, __ATOMIC_RELAXED);
 }
 
+/*
+ * mutex_assert_held(m): a function whose contract says "m held" checks it
+ * (DEBUG_LOCKS builds report "BUG: lock not held", as lockdep_assert_held
+ * does for spinlocks). The caller's file must see current (quire/sched.h).
+ */
+#ifdef DEBUG_LOCKS
+#define mutex_assert_held(m)							\
+	do {									\
+		struct mutex *__m = (m);					\
+		if (__builtin_expect(mutex_owner(__m) != current, 0))		\
+			lockdep_assert_failed(__m, "mutex " #m, __FILE__, __LINE__); \
+	} while (0)
+#else
+#define mutex_assert_held(m)	((void)sizeof(m))
+#endif
+
 #endif

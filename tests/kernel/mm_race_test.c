@@ -22,6 +22,7 @@
 #include <quire/printk.h>
 #include <quire/time.h>
 #include <quire/debug_locks.h>
+#include <quire/mutex.h>
 #include "thp_test.h"
 
 #define ROUNDS	8	/* at most; at least MIN_ROUNDS, then until BUDGET_NS is spent */
@@ -374,6 +375,19 @@ static void lock_assertions_fire(struct ktest *t)
 	up_read(&mm->mmap_lock);
 	KEXPECT_EQ(t, ASSERTS(), before + 3);
 	KEXPECT_TRUE(t, printk_log_contains(pos, "BUG: lock not held: rwsem (for writing)"));
+
+	{
+		struct mutex m;
+
+		mutex_init(&m);
+		mutex_assert_held(&m);		/* a mutex nobody holds */
+		KEXPECT_EQ(t, ASSERTS(), before + 4);
+		mutex_lock(&m);
+		mutex_assert_held(&m);		/* and held: no report */
+		mutex_unlock(&m);
+		KEXPECT_EQ(t, ASSERTS(), before + 4);
+		KEXPECT_TRUE(t, printk_log_contains(pos, "BUG: lock not held: mutex &m"));
+	}
 
 	bugs = vm_bug_reports;
 	vm_bug_returns = true;
