@@ -5,6 +5,7 @@
  * is full, and a write with no reader left fails with EPIPE and ends the
  * writer with SIGPIPE, as Linux's default action does.
  */
+#include <quire/signal.h>
 #include <quire/fs.h>
 #include <quire/wait.h>
 #include <quire/slab.h>
@@ -58,7 +59,8 @@ static ssize_t pipe_read(struct file *f, void *buf, size_t count, loff_t *pos)
 		spin_unlock(&p->lock);
 		if (f->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		wait_event(p->rd_wait, pipe_readable(p));
+		if (wait_event_interruptible(p->rd_wait, pipe_readable(p)))
+			return -ERESTARTSYS;
 	}
 	n = min(count, p->count);
 	for (size_t i = 0; i < n; i++)
@@ -81,14 +83,15 @@ static ssize_t pipe_write(struct file *f, const void *buf, size_t count, loff_t 
 		spin_lock(&p->lock);
 		if (!p->readers) {
 			spin_unlock(&p->lock);
-			current->pending_kill = SIGPIPE;	/* Linux's default action */
+			send_sig(SIGPIPE, current, SI_KERNEL);	/* EPIPE if it is caught or ignored */
 			return done ? (ssize_t)done : -EPIPE;
 		}
 		if (p->count == PIPE_SIZE) {
 			spin_unlock(&p->lock);
 			if (f->f_flags & O_NONBLOCK)
 				return done ? (ssize_t)done : -EAGAIN;
-			wait_event(p->wr_wait, pipe_writable(p));
+			if (wait_event_interruptible(p->wr_wait, pipe_writable(p)))
+				return done ? (ssize_t)done : -ERESTARTSYS;
 			continue;
 		}
 		n = min(count - done, PIPE_SIZE - p->count);

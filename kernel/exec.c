@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) "exec: " fmt
 #include <quire/process.h>
+#include <quire/signal.h>
 #include <quire/mmap.h>
 #include <quire/mm.h>
 #include <quire/uaccess.h>
@@ -413,8 +414,10 @@ int exec_image(const char *filename, const void *elf, size_t size,
 	struct mm_struct *mm, *old = t->mm;
 	unsigned long entry;
 	long sp;
-	int err = prepare(&prog, &interp);
+	int err = t->sighand ? 0 : copy_sighand(t, NULL);
 
+	if (!err)
+		err = prepare(&prog, &interp);
 	if (err)
 		goto out;
 	err = -ENOMEM;
@@ -446,6 +449,8 @@ int exec_image(const char *filename, const void *elf, size_t size,
 	t->fs_base = 0;
 	if (t->files)
 		files_close_on_exec(t->files);	/* past the point of no return, as on Linux */
+	flush_signal_handlers(t);
+	process_list_add(t);
 	if (old)
 		mmput(old);
 	fpu_reset_current();

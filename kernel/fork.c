@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) "fork: " fmt
 #include <quire/process.h>
+#include <quire/signal.h>
 #include <quire/syscalls.h>
 #include <quire/mmap.h>
 #include <quire/fdtable.h>
@@ -19,6 +20,7 @@
 static DEFINE_SPINLOCK(process_lock);
 static DECLARE_WAIT_QUEUE_HEAD(child_exit_wq);
 static LIST_HEAD(reap_list);		/* orphans that exited, by sibling */
+static LIST_HEAD(process_list);		/* live user processes, by process_node */
 static DECLARE_WAIT_QUEUE_HEAD(reaper_wq);
 static struct task *reaper;
 
@@ -80,10 +82,17 @@ static long do_fork(int *set_tid, int *clear_tid)
 	child->set_child_tid = set_tid;
 	child->clear_child_tid = clear_tid;
 	child->mempolicy = parent->mempolicy;
+	if (copy_sighand(child, parent)) {
+		mmput(mm);
+		files_free(child->files);
+		kthread_free_unstarted(child);
+		return -ENOMEM;
+	}
 	arch_fork_frame(child, parent);
 	spin_lock(&process_lock);
 	child->parent = parent;
 	list_add_tail(&child->sibling, &parent->children);
+	list_add_tail(&child->process_node, &process_list);
 	spin_unlock(&process_lock);
 	wake_up_process(child);
 	return child->tid;
@@ -151,12 +160,13 @@ static long do_wait(long pid, bool nohang, bool reap, int *status)
 			break;
 		if (nohang)
 			return 0;
-		wait_event(child_exit_wq, ({
+		if (wait_event_interruptible(child_exit_wq, ({
 			bool found;
 			spin_lock(&process_lock);
 			found = find_zombie(current, pid, &any) != NULL || !any;
 			spin_unlock(&process_lock);
-			found; }));
+			found; })))
+			return -ERESTARTSYS;
 	}
 	if (!z)
 		return -ECHILD;
@@ -224,30 +234,62 @@ long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 a4, u64 a5)
 	return 0;
 }
 
-long sys_kill(u64 pid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
+/* A task that has become a process (its first exec) joins the list kill searches. */
+void process_list_add(struct task *t)
 {
-	struct task *c;
-	int found = 0;
-
-	if (sig == 0 || sig > 64)
-		return sig == 0 ? 0 : -EINVAL;
-	if (sig != SIGKILL && sig != 15) {
-		pr_warn("kill: only SIGKILL and SIGTERM (default action: terminate) are supported\n");
-		return -ENOSYS;
-	}
-	if ((long)pid == (long)current->tid) {
-		current->pending_kill = (int)sig;
-		return 0;
-	}
 	spin_lock(&process_lock);
-	list_for_each_entry(c, &current->children, sibling)
-		if (c->tid == (long)pid && c->state != TASK_DEAD) {
-			c->pending_kill = (int)sig;
-			found = 1;
+	if (list_empty(&t->process_node) && !t->exiting)
+		list_add_tail(&t->process_node, &process_list);
+	spin_unlock(&process_lock);
+}
+
+/*
+ * The target of kill/tkill: any live process by pid. Sends under
+ * process_lock, so the target cannot exit and be freed meanwhile (exit
+ * takes it off the list first). A zombie is not found (Linux finds it and
+ * returns 0; nothing is delivered either way).
+ */
+static long kill_one(long pid, int sig, int si_code)
+{
+	struct task *t;
+	long ret = -ESRCH;
+
+	spin_lock(&process_lock);
+	list_for_each_entry(t, &process_list, process_node)
+		if (t->tid == pid) {
+			ret = sig ? send_sig(sig, t, si_code) : 0;
+			break;
 		}
 	spin_unlock(&process_lock);
-	/* Children only, for now: other processes are not reachable by pid yet. */
-	return found ? 0 : -ESRCH;
+	return ret;
+}
+
+long sys_kill(u64 pid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	if (sig > _NSIG)
+		return -EINVAL;
+	if ((long)pid <= 0) {
+		pr_warn("kill(%ld): process groups and broadcast are not implemented (-ENOSYS)\n",
+			(long)pid);
+		return -ENOSYS;
+	}
+	return kill_one((long)pid, (int)sig, SI_USER);
+}
+
+long sys_tkill(u64 tid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	if ((long)tid <= 0 || sig > _NSIG)
+		return -EINVAL;
+	return kill_one((long)tid, (int)sig, SI_TKILL);
+}
+
+long sys_tgkill(u64 tgid, u64 tid, u64 sig, u64 a3, u64 a4, u64 a5)
+{
+	if ((long)tgid <= 0 || (long)tid <= 0 || sig > _NSIG)
+		return -EINVAL;
+	if (tgid != tid)	/* one thread per process: a thread's group is its own id */
+		return -ESRCH;
+	return kill_one((long)tid, (int)sig, SI_TKILL);
 }
 
 /* Called by do_exit: hand the children to the reaper, tell the parent. */
@@ -257,6 +299,7 @@ void exit_notify(struct task *t)
 
 	spin_lock(&process_lock);
 	t->exiting = true;
+	list_del_init(&t->process_node);	/* kill finds it no more */
 	list_for_each_entry_safe(c, n, &t->children, sibling) {
 		c->parent = NULL;
 		list_del_init(&c->sibling);

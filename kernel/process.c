@@ -132,13 +132,3 @@ void do_exit(int status)
 	exit_notify(t);
 	kthread_exit(status);
 }
-
-void force_sig_fault(int sig, unsigned long addr, unsigned long ip, const char *why)
-{
-	struct task *t = current;
-
-	pr_warn("pid %d (%s): killed by signal %d: %s at %#lx, ip %#lx\n",
-		t->tid, t->comm, sig, why, addr, ip);
-	t->exit_signal = sig;
-	do_exit(W_EXITCODE(0, sig));
-}

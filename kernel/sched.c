@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) "sched: " fmt
 #include <quire/sched.h>
+#include <quire/signal.h>
 #include <quire/preempt.h>
 #include <quire/mm.h>
 #include <quire/slab.h>
@@ -398,6 +399,7 @@ static struct task *alloc_task(const char *name, int node, bool with_stack)
 	INIT_LIST_HEAD(&t->run_list);
 	INIT_LIST_HEAD(&t->children);
 	INIT_LIST_HEAD(&t->sibling);
+	INIT_LIST_HEAD(&t->process_node);
 	__atomic_fetch_add(&nr_tasks, 1, __ATOMIC_RELAXED);
 	return t;
 }
@@ -417,6 +419,7 @@ long sched_nr_tasks(void)
 
 static void free_task(struct task *t)
 {
+	free_sighand(t);
 	__atomic_fetch_sub(&nr_tasks, 1, __ATOMIC_RELAXED);
 	__free_pages(virt_to_page(t->stack), KERNEL_STACK_ORDER);
 	kfree(t);

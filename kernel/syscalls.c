@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) "syscall: " fmt
 #include <quire/process.h>
+#include <quire/signal.h>
 #include <quire/syscalls.h>
 #include <quire/fs.h>
 #include <quire/fdtable.h>
@@ -255,12 +256,27 @@ static long sys_clock_gettime(u64 clock, u64 uts, u64 a2, u64 a3, u64 a4, u64 a5
 static long sys_nanosleep(u64 ureq, u64 urem, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	struct kernel_timespec ts;
+	u64 end;
 
 	if (copy_from_user(&ts, (void *)ureq, sizeof(ts)))
 		return -EFAULT;
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (s64)NSEC_PER_SEC)
 		return -EINVAL;
-	msleep(((u64)ts.tv_sec * NSEC_PER_SEC + (u64)ts.tv_nsec + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
+	end = ktime_get_ns() + (u64)ts.tv_sec * NSEC_PER_SEC + (u64)ts.tv_nsec;
+	for (u64 now = ktime_get_ns(); now < end; now = ktime_get_ns()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (signal_pending(current)) {
+			__set_current_state(TASK_RUNNING);
+			/* A handler will run: EINTR, with the time that was left. */
+			ts.tv_sec = (s64)((end - now) / NSEC_PER_SEC);
+			ts.tv_nsec = (s64)((end - now) % NSEC_PER_SEC);
+			if (urem && copy_to_user((void *)urem, &ts, sizeof(ts)))
+				return -EFAULT;
+			return -EINTR;
+		}
+		schedule_timeout_ns(end - now);
+	}
+	__set_current_state(TASK_RUNNING);
 	return 0;
 }
 
@@ -352,37 +368,6 @@ static long sys_reboot(u64 magic1, u64 magic2, u64 cmd, u64 arg, u64 a4, u64 a5)
 	machine_power_off((int)arg);
 }
 
-#define SIG_BLOCK	0
-#define SIG_UNBLOCK	1
-#define SIG_SETMASK	2
-
-/*
- * The blocked-signal mask: kept and reported exactly (musl's fork and
- * abort use it). Signal handlers are not implemented yet, so the mask only
- * matters to the program that reads it back; SIGKILL stays unblockable.
- */
-static long sys_rt_sigprocmask(u64 how, u64 uset, u64 uold, u64 sigsetsize, u64 a4, u64 a5)
-{
-	u64 set, old = current->sigmask;
-
-	if (sigsetsize != 8)
-		return -EINVAL;
-	if (uset) {
-		if (copy_from_user(&set, (void *)uset, 8))
-			return -EFAULT;
-		switch (how) {
-		case SIG_BLOCK: current->sigmask |= set; break;
-		case SIG_UNBLOCK: current->sigmask &= ~set; break;
-		case SIG_SETMASK: current->sigmask = set; break;
-		default: return -EINVAL;
-		}
-		current->sigmask &= ~((1ULL << (SIGKILL - 1)) | (1ULL << (19 - 1)));	/* KILL, STOP */
-	}
-	if (uold && copy_to_user((void *)uold, &old, 8))
-		return -EFAULT;
-	return 0;
-}
-
 /* Recorded for a future futex-based robust-list walk at exit (no threads yet). */
 static long sys_set_robust_list(u64 head, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)
 {
@@ -433,7 +418,15 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[10] = sys_mprotect,
 	[11] = sys_munmap,
 	[12] = sys_brk,
+	[13] = sys_rt_sigaction,
 	[14] = sys_rt_sigprocmask,
+	[15] = sys_rt_sigreturn,
+	[34] = sys_pause,
+	[127] = sys_rt_sigpending,
+	[130] = sys_rt_sigsuspend,
+	[131] = sys_sigaltstack,
+	[200] = sys_tkill,
+	[234] = sys_tgkill,
 	[16] = sys_ioctl,
 	[17] = sys_pread64,
 	[19] = sys_readv,
@@ -504,10 +497,10 @@ void do_syscall(struct pt_regs *regs)
 			pr_warn("pid %d (%s): system call %llu is not implemented (-ENOSYS)\n",
 				current->tid, current->comm, (unsigned long long)nr);
 		regs->rax = (u64)-ENOSYS;
+		exit_to_user_mode(regs, true);
 		return;
 	}
 	current->user_regs = regs;
 	regs->rax = (u64)fn(regs->rdi, regs->rsi, regs->rdx, regs->r10, regs->r8, regs->r9);
-	if (current->pending_kill)
-		do_exit(W_EXITCODE(0, current->pending_kill));
+	exit_to_user_mode(regs, true);
 }

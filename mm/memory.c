@@ -464,9 +464,13 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 	vma = find_vma(mm, addr);
 	if (vma && addr < vma->vm_start)
 		vma = expand_stack(mm, addr);	/* (under the read lock: one thread per mm for now) */
-	if (!vma || addr < vma->vm_start || !vma_allows(vma, flags)) {
+	if (!vma || addr < vma->vm_start) {
 		up_read(&mm->mmap_lock);
-		return -EFAULT;
+		return -EFAULT;		/* nothing mapped there: SEGV_MAPERR */
+	}
+	if (!vma_allows(vma, flags)) {
+		up_read(&mm->mmap_lock);
+		return -EACCES;		/* mapped, but not for this access: SEGV_ACCERR */
 	}
 	pmd = pmd_alloc(mm, addr);
 	do {

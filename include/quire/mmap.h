@@ -167,8 +167,9 @@ int insert_vma_file(struct mm_struct *mm, unsigned long start, unsigned long end
 #define FAULT_FLAG_INSTRUCTION	0x4
 
 /*
- * Resolve a fault at addr: 0, or -EFAULT (no VMA or no permission: SIGSEGV),
- * -EIO (a file page beyond the end of the file: SIGBUS), -ENOMEM.
+ * Resolve a fault at addr: 0, or -EFAULT (no VMA: SIGSEGV with SEGV_MAPERR),
+ * -EACCES (a VMA that forbids this access: SEGV_ACCERR), -EIO (a file page
+ * beyond the end of the file: SIGBUS), -ENOMEM.
  */
 int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags);
 /*

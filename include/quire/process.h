@@ -8,6 +8,7 @@
 
 #include <quire/types.h>
 #include <quire/sched.h>
+#include <quire/uapi/signal.h>
 
 /* Linux's wait status encoding. */
 #define W_EXITCODE(code, sig)	(((code) & 0xff) << 8 | ((sig) & 0x7f))
@@ -16,9 +17,6 @@
 #define WIFSIGNALED(s)		(((s) & 0x7f) != 0)
 #define WTERMSIG(s)		((s) & 0x7f)
 
-#define SIGKILL	9
-#define SIGSEGV	11
-#define SIGBUS	7
 
 /*
  * Start a process running the ELF image (copied: the caller keeps its
@@ -35,12 +33,11 @@ int exec_image(const char *filename, const void *elf, size_t size,
 	       const char *const argv[], const char *const envp[]);
 /* End the current process with a wait status (W_EXITCODE). */
 __attribute__((noreturn)) void do_exit(int status);
-/* Kill the current process with a signal, after a one-line report on the console. */
-__attribute__((noreturn)) void force_sig_fault(int sig, unsigned long addr, unsigned long ip,
-					       const char *why);
 
 /* do_exit's part in the process tree: orphans to the reaper, wake wait4. */
 void exit_notify(struct task *t);
+/* exec's part: the task becomes a process that kill(pid) can find. */
+void process_list_add(struct task *t);
 
 /* Boot: SYSCALL/SYSRET on this CPU. */
 void syscall_init(void);
@@ -49,6 +46,9 @@ __attribute__((noreturn)) void enter_user_mode(unsigned long rip, unsigned long 
 /* Set up a forked child's kernel stack to return to user mode like its parent. */
 void arch_fork_frame(struct task *child, const struct task *parent);
 
+/* The live FPU/SSE registers to or from a 16-byte aligned fxsave image (preemption off). */
+void fpu_save_current(void *buf);
+void fpu_restore_current(const void *buf);
 /* Give the current task a fresh FPU/SSE state (exec). */
 void fpu_reset_current(void);
 /* Back to the kernel's page tables (a failed first exec). */

@@ -69,12 +69,17 @@ struct task {
 	struct task *parent;		/* NULL: started by the kernel, or orphaned */
 	struct list_head children;
 	struct list_head sibling;	/* in the parent's children */
+	struct list_head process_node;	/* in the list kill searches, from exec or fork to exit */
 	bool autoreap;			/* nobody will wait: the reaper joins it */
 	bool exiting;			/* do_exit has run: a zombie for wait4 */
-	volatile int pending_kill;	/* a signal that will end it (kill) at its next return to user */
 	void *user_regs;		/* the struct pt_regs of the system call in progress */
 	struct files_struct *files;	/* open files and cwd (user processes) */
-	u64 sigmask;			/* blocked signals (rt_sigprocmask); inherited by fork */
+	/* Signals (kernel/signal.c, include/quire/signal.h). */
+	struct sighand_struct *sighand;	/* actions, pending signals, the lock; user tasks only */
+	u64 blocked;			/* blocked signals (rt_sigprocmask); inherited by fork */
+	u64 saved_sigmask;		/* rt_sigsuspend's mask to restore once a handler runs */
+	bool restore_sigmask;
+	volatile bool sigpending;	/* an unblocked signal waits: look at the next return to user */
 	u64 robust_list;		/* set_robust_list (recorded) */
 	struct mempolicy mempolicy;	/* set_mempolicy; inherited by fork (mm/mempolicy.c) */
 	/* The user's x87/SSE registers while switched out (fxsave format). */

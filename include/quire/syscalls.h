@@ -39,6 +39,16 @@ long sys_clone(SYSCALL_ARGS);
 long sys_wait4(SYSCALL_ARGS);
 long sys_waitid(SYSCALL_ARGS);
 long sys_kill(SYSCALL_ARGS);
+long sys_tkill(SYSCALL_ARGS);
+long sys_tgkill(SYSCALL_ARGS);
+/* kernel/signal.c */
+long sys_rt_sigaction(SYSCALL_ARGS);
+long sys_rt_sigprocmask(SYSCALL_ARGS);
+long sys_rt_sigreturn(SYSCALL_ARGS);
+long sys_rt_sigpending(SYSCALL_ARGS);
+long sys_rt_sigsuspend(SYSCALL_ARGS);
+long sys_sigaltstack(SYSCALL_ARGS);
+long sys_pause(SYSCALL_ARGS);
 
 long sys_fcntl(SYSCALL_ARGS);
 long sys_pipe(SYSCALL_ARGS);

@@ -24,6 +24,7 @@
 #include <quire/sched.h>
 #include <quire/time.h>
 #include <quire/debug_locks.h>
+#include <quire/signal.h>
 
 #define WQ_FLAG_EXCLUSIVE	0x01
 
@@ -99,6 +100,32 @@ void __add_wait_queue_entry_tail(wait_queue_head_t *wq, wait_queue_entry_t *w);
 		}							\
 		finish_wait(&(wq), &__wait);				\
 	} while (0)
+
+/*
+ * Sleep until condition is true (0) or a signal is pending (-ERESTARTSYS:
+ * the system call is restarted, or fails with EINTR, as the signal's
+ * action says; include/quire/signal.h).
+ */
+#define wait_event_interruptible(wq, condition)				\
+	({								\
+		int __ret = 0;						\
+		might_sleep();						\
+		if (!(condition)) {					\
+			DEFINE_WAIT(__wait);				\
+			for (;;) {					\
+				prepare_to_wait(&(wq), &__wait, TASK_INTERRUPTIBLE); \
+				if (condition)				\
+					break;				\
+				if (signal_pending(current)) {		\
+					__ret = -ERESTARTSYS;		\
+					break;				\
+				}					\
+				schedule();				\
+			}						\
+			finish_wait(&(wq), &__wait);			\
+		}							\
+		__ret;							\
+	})
 
 /*
  * Sleep until condition is true or timeout_ns have passed. Returns 0 if the

@@ -593,7 +593,11 @@ static void one_fault(struct tmm *t, unsigned long addr, bool write, bool *writt
 		return;
 	}
 	if (!allowed) {
-		if (ret != -EFAULT)
+		/* No VMA: -EFAULT (SEGV_MAPERR); a VMA without the right: -EACCES (SEGV_ACCERR). */
+		struct vm_area_struct *v = find_vma(t->mm, addr);
+		int want = v && addr >= v->vm_start ? -EACCES : -EFAULT;
+
+		if (ret != want)
 			mmr_failf("%s fault at %#lx outside the VMA's permissions returned %d", what,
 			      addr + off, ret);
 		st.efault++;

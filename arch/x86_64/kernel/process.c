@@ -30,6 +30,17 @@ static void fpu_restore(struct task *t)
 	__asm__ __volatile__("fxrstor64 (%0)" : : "r"(t->fpu_state) : "memory");
 }
 
+/* The signal frame's copy of the live FPU/SSE state (preemption off). */
+void fpu_save_current(void *buf)
+{
+	__asm__ __volatile__("fxsave64 (%0)" : : "r"(buf) : "memory");
+}
+
+void fpu_restore_current(const void *buf)
+{
+	__asm__ __volatile__("fxrstor64 (%0)" : : "r"(buf) : "memory");
+}
+
 /* A new program's FPU state: the x87 defaults and SSE's (MXCSR 0x1f80). */
 void fpu_reset_current(void)
 {
@@ -136,7 +147,7 @@ void arch_fork_frame(struct task *child, const struct task *parent)
 		*--sp = 0;
 	child->rsp = (u64)(uintptr_t)sp;
 	child->fs_base = parent->fs_base;
-	child->sigmask = parent->sigmask;
+	child->blocked = parent->blocked;
 	/* The parent is running: its FPU registers are live. */
 	__asm__ __volatile__("fxsave64 (%0)" : : "r"(child->fpu_state) : "memory");
 }

@@ -24,6 +24,7 @@
 #include <quire/uaccess.h>
 #include <quire/copy_mc.h>
 #include <quire/process.h>
+#include <quire/signal.h>
 #include <quire/errno.h>
 
 static trap_crash_hook_t trap_crash_hook;
@@ -152,10 +153,12 @@ void do_trap(struct pt_regs *regs);
 /*
  * A page fault on a user address, from user mode or from a kernel user copy
  * (which has an exception-table entry): let the process's address space
- * resolve it. Returns true when resolved. Interrupts go back on while it
- * works (it may sleep on mmap_lock), as they were at the fault.
+ * resolve it. Returns 0 when resolved, else handle_mm_fault's error
+ * (-EFAULT: nothing mapped, -EACCES: mapped without that permission).
+ * Interrupts go back on while it works (it may sleep on mmap_lock), as
+ * they were at the fault.
  */
-static bool do_user_page_fault(struct pt_regs *regs, u64 cr2)
+static int do_user_page_fault(struct pt_regs *regs, u64 cr2)
 {
 	struct task *t = this_cpu_read(current_task);
 	unsigned int flags = 0;
@@ -165,7 +168,7 @@ static bool do_user_page_fault(struct pt_regs *regs, u64 cr2)
 
 	if (cr2 >= USER_TOP || !t || !t->mm ||
 	    (!user_mode(regs) && !(e && (e->type & EX_TYPE_UACCESS))))
-		return false;
+		return -EFAULT;
 	if (regs->error_code & X86_PF_WRITE)
 		flags |= FAULT_FLAG_WRITE;
 	if (regs->error_code & X86_PF_INSTR)
@@ -175,32 +178,42 @@ static bool do_user_page_fault(struct pt_regs *regs, u64 cr2)
 	if (regs->rflags & X86_EFLAGS_IF)
 		local_irq_enable();
 	err = handle_mm_fault(t->mm, cr2, flags);
-	if (err == -EIO && user_mode(regs))	/* a file page past the end of the file */
-		force_sig_fault(SIGBUS, cr2, regs->rip, "access beyond the end of a mapped file");
+	if (err == -EIO && user_mode(regs)) {	/* a file page past the end of the file */
+		force_sig_fault(SIGBUS, BUS_ADRERR, cr2, "access beyond the end of a mapped file");
+		err = 0;			/* handled: the signal is on its way */
+	}
 	local_irq_disable();
-	return err == 0;
+	return err;
 }
 
-/* An exception in user mode kills the process with the signal Linux would send. */
-static void user_exception(struct pt_regs *regs, u64 cr2)
+/*
+ * An exception in user mode becomes the signal Linux sends, with its
+ * si_code and si_addr; it is delivered on the way back to user mode (a
+ * handler that returns runs the instruction again).
+ */
+static void user_exception(struct pt_regs *regs, u64 cr2, int fault_err)
 {
-	int sig = SIGSEGV;
+	int sig = SIGSEGV, code = SI_KERNEL;
 	const char *why = trap_name((unsigned)regs->vector);
-	u64 addr = regs->vector == X86_TRAP_PF ? cr2 : regs->rip;
+	u64 addr = 0;
 
 	switch (regs->vector) {
-	case X86_TRAP_DE: sig = 8; break;	/* SIGFPE */
-	case X86_TRAP_UD: sig = 4; break;	/* SIGILL */
-	case X86_TRAP_BP: sig = 5; break;	/* SIGTRAP */
+	case X86_TRAP_DE: sig = SIGFPE; code = FPE_INTDIV; addr = regs->rip; break;
+	case X86_TRAP_UD: sig = SIGILL; code = ILL_ILLOPN; addr = regs->rip; break;
+	case X86_TRAP_BP: sig = SIGTRAP; break;
 	case X86_TRAP_PF:
-		why = regs->error_code & X86_PF_PROT ?
+		addr = cr2;
+		/* As Linux: ACCERR when a VMA covers the address but forbids the access. */
+		code = fault_err == -EACCES ? SEGV_ACCERR : SEGV_MAPERR;
+		why = fault_err == -EACCES ?
 		      (regs->error_code & X86_PF_WRITE ? "write to a read-only page" :
 		       "access against the page's protection") :
 		      "access to an unmapped address";
 		break;
 	}
 	local_irq_enable();
-	force_sig_fault(sig, addr, regs->rip, why);
+	force_sig_fault(sig, code, addr, why);
+	local_irq_disable();
 }
 
 /*
@@ -232,10 +245,11 @@ static bool fixup_exception(struct pt_regs *regs, u64 cr2)
 	return true;
 }
 
-void do_trap(struct pt_regs *regs)
+static void __do_trap(struct pt_regs *regs)
 {
 	u64 cr2 = regs->vector == X86_TRAP_PF ? read_cr2() : 0;
 	struct fault_catch **top = catch_top();
+	int fault_err = -EFAULT;
 	struct fault_catch *fc = *top;
 
 	/* A real NMI (panic stop, backtrace) is never mistaken for a caught fault. */
@@ -265,8 +279,11 @@ void do_trap(struct pt_regs *regs)
 		handle_nmi(regs);
 		return;
 	}
-	if (regs->vector == X86_TRAP_PF && do_user_page_fault(regs, cr2))
-		return;
+	if (regs->vector == X86_TRAP_PF) {
+		fault_err = do_user_page_fault(regs, cr2);
+		if (fault_err == 0)
+			return;
+	}
 	if (regs->vector == X86_TRAP_MC) {
 		switch (do_machine_check(regs)) {
 		case MCE_CORRECTED:
@@ -277,8 +294,10 @@ void do_trap(struct pt_regs *regs)
 			break;
 		case MCE_KILL_USER:
 			local_irq_enable();
-			force_sig_fault(SIGBUS, 0, regs->rip,
-					"machine check: memory error consumed (BUS_MCEERR_AR)");
+			force_sig_mceerr(BUS_MCEERR_AR, 0, PAGE_SHIFT,
+					 "machine check: memory error consumed (BUS_MCEERR_AR)");
+			local_irq_disable();
+			return;
 		case MCE_FATAL:
 			break;
 		}
@@ -291,10 +310,19 @@ void do_trap(struct pt_regs *regs)
 		if (fixup_exception(regs, cr2))
 			return;
 	} else {
-		user_exception(regs, cr2);	/* kills the process */
+		user_exception(regs, cr2, fault_err);
+		return;
 	}
 	show_trap_report(regs, cr2);
 	call_trap_crash_hook(trap_name((unsigned)regs->vector));
 	panic("Fatal exception: %s in %s mode", trap_name((unsigned)regs->vector),
 	      user_mode(regs) ? "user" : "kernel");
+}
+
+void do_trap(struct pt_regs *regs)
+{
+	__do_trap(regs);
+	/* Back to user mode: signals first (a fault's, or one a kick IPI announced). */
+	if (user_mode(regs) && regs->vector != X86_TRAP_NMI)
+		exit_to_user_mode(regs, false);
 }

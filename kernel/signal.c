@@ -1,0 +1,692 @@
+/*
+ * Signals: queueing, delivery on the way back to user mode, Linux's
+ * rt_sigframe, and the rt_sig* system calls. See include/quire/signal.h
+ * and docs/signals.md.
+ *
+ * Locking: sighand->siglock (interrupts off: a timer may send) guards the
+ * actions, the queue and the pending bits; task->blocked is changed only
+ * by the task itself, under the lock, so that a sender's recalculation of
+ * task->sigpending sees a consistent pair.
+ */
+#define pr_fmt(fmt) "signal: " fmt
+#include <quire/signal.h>
+#include <quire/process.h>
+#include <quire/syscalls.h>
+#include <quire/uaccess.h>
+#include <quire/slab.h>
+#include <quire/string.h>
+#include <quire/printk.h>
+#include <quire/errno.h>
+#include <quire/smp.h>
+#include <quire/mmap.h>
+#include <asm/ptrace.h>
+
+#define SIGQUEUE_MAX	1024	/* queued entries per process (RLIMIT_SIGPENDING's role) */
+#define UNBLOCKABLE	(sigmask(SIGKILL) | sigmask(SIGSTOP))
+#define SYNCHRONOUS	(sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) | \
+			 sigmask(SIGTRAP) | sigmask(SIGFPE) | sigmask(SIGSYS))
+#define DEFAULT_IGNORE	(sigmask(SIGCHLD) | sigmask(SIGCONT) | sigmask(SIGURG) | sigmask(SIGWINCH))
+#define DEFAULT_STOP	(sigmask(SIGSTOP) | sigmask(SIGTSTP) | sigmask(SIGTTIN) | sigmask(SIGTTOU))
+
+struct sigqueue {
+	struct list_head list;
+	siginfo_t info;
+	const char *why;	/* a fault's description, for the log line if it kills */
+};
+
+static bool valid_signal(u64 sig)
+{
+	return sig >= 1 && sig <= _NSIG;
+}
+
+static void lock_sighand(struct sighand_struct *sh, unsigned long *flags)
+{
+	*flags = arch_local_irq_save();
+	spin_lock(&sh->siglock);
+}
+
+static void unlock_sighand(struct sighand_struct *sh, unsigned long flags)
+{
+	spin_unlock(&sh->siglock);
+	arch_local_irq_restore(flags);
+}
+
+/* Whether delivering sig now would do nothing (ignored by action or by default). */
+static bool sig_ignored(const struct sighand_struct *sh, int sig)
+{
+	u64 h = sh->action[sig - 1].handler;
+
+	return h == SIG_IGN || (h == SIG_DFL && (DEFAULT_IGNORE & sigmask(sig)));
+}
+
+static void recalc_sigpending(struct task *t)
+{
+	lockdep_assert_held(&t->sighand->siglock);
+	__atomic_store_n(&t->sigpending, (t->sighand->pending & ~t->blocked) != 0,
+			 __ATOMIC_RELEASE);
+}
+
+/* Drop every queued instance of the signals in mask. */
+static void flush_sigqueue_mask(struct sighand_struct *sh, u64 mask)
+{
+	struct sigqueue *q, *n;
+
+	lockdep_assert_held(&sh->siglock);
+	list_for_each_entry_safe(q, n, &sh->queue, list)
+		if (mask & sigmask(q->info.si_signo)) {
+			list_del(&q->list);
+			sh->nr_queued--;
+			kfree(q);
+		}
+	sh->pending &= ~mask;
+}
+
+int copy_sighand(struct task *child, const struct task *parent)
+{
+	struct sighand_struct *sh = kzalloc(sizeof(*sh), GFP_KERNEL);
+
+	if (!sh)
+		return -ENOMEM;
+	spin_lock_init(&sh->siglock);
+	INIT_LIST_HEAD(&sh->queue);
+	sh->altstack.ss_flags = SS_DISABLE;
+	if (parent && parent->sighand) {
+		unsigned long flags;
+
+		lock_sighand(parent->sighand, &flags);
+		memcpy(sh->action, parent->sighand->action, sizeof(sh->action));
+		sh->altstack = parent->sighand->altstack;	/* fork keeps sigaltstack */
+		unlock_sighand(parent->sighand, flags);
+	}
+	child->sighand = sh;
+	child->sigpending = false;
+	return 0;
+}
+
+void free_sighand(struct task *t)
+{
+	struct sighand_struct *sh = t->sighand;
+	unsigned long flags;
+
+	if (!sh)
+		return;
+	lock_sighand(sh, &flags);
+	flush_sigqueue_mask(sh, ~0ULL);
+	unlock_sighand(sh, flags);
+	t->sighand = NULL;
+	kfree(sh);
+}
+
+void flush_signal_handlers(struct task *t)
+{
+	struct sighand_struct *sh = t->sighand;
+	unsigned long flags;
+
+	lock_sighand(sh, &flags);
+	for (int i = 0; i < _NSIG; i++) {
+		struct k_sigaction *ka = &sh->action[i];
+
+		if (ka->handler != SIG_IGN)
+			ka->handler = SIG_DFL;
+		ka->flags = 0;
+		ka->restorer = 0;
+		ka->mask = 0;
+	}
+	sh->altstack = (stack_t){ .ss_flags = SS_DISABLE };
+	unlock_sighand(sh, flags);
+}
+
+/* Wake t if it sleeps interruptibly; make it look soon if it runs elsewhere. */
+static void signal_wake_up(struct task *t)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* sigpending before the state */
+	if (t->state == TASK_INTERRUPTIBLE)
+		wake_up_process(t);
+	else if (t != current && t->on_cpu)
+		smp_send_reschedule(t->cpu);
+}
+
+/*
+ * Queue sig with info (q: preallocated entry or NULL). Standard signals
+ * coalesce: one pending instance at most. Returns 0 or -EAGAIN (a full
+ * queue of real-time signals).
+ */
+static int queue_signal(struct task *t, int sig, struct sigqueue *q)
+{
+	struct sighand_struct *sh = t->sighand;
+	bool rt = sig >= SIGRTMIN;
+	unsigned long flags;
+	int ret = 0;
+
+	lock_sighand(sh, &flags);
+	if (sig_ignored(sh, sig) && !(t->blocked & sigmask(sig)))
+		goto drop;
+	if (!rt && (sh->pending & sigmask(sig)))
+		goto drop;
+	if (q && sh->nr_queued >= SIGQUEUE_MAX) {
+		if (rt) {
+			ret = -EAGAIN;
+			goto drop;
+		}
+		kfree(q);	/* the bit alone still delivers it (si_code SI_KERNEL) */
+		q = NULL;
+	}
+	if (q) {
+		list_add_tail(&q->list, &sh->queue);
+		sh->nr_queued++;
+	} else if (rt) {
+		ret = -EAGAIN;
+		goto drop;
+	}
+	sh->pending |= sigmask(sig);
+	recalc_sigpending(t);
+	unlock_sighand(sh, flags);
+	if (signal_pending(t))
+		signal_wake_up(t);
+	return 0;
+drop:
+	unlock_sighand(sh, flags);
+	kfree(q);
+	return ret;
+}
+
+static struct sigqueue *alloc_sigqueue(int sig, int code)
+{
+	struct sigqueue *q = kzalloc(sizeof(*q), GFP_KERNEL);
+
+	if (q) {
+		q->info.si_signo = sig;
+		q->info.si_code = code;
+	}
+	return q;
+}
+
+int send_sig(int sig, struct task *t, int si_code)
+{
+	struct sigqueue *q;
+
+	if (!t->sighand)
+		return -ESRCH;
+	q = alloc_sigqueue(sig, si_code);
+	if (q) {
+		q->info.f.kill.pid = current->tid;
+		q->info.f.kill.uid = 0;
+	}
+	return queue_signal(t, sig, q);
+}
+
+/* A fault's signal cannot be blocked or ignored away: Linux resets such an action. */
+static void force_sig_info(struct sigqueue *q, int sig)
+{
+	struct task *t = current;
+	struct sighand_struct *sh = t->sighand;
+	unsigned long flags;
+
+	lock_sighand(sh, &flags);
+	if (sh->action[sig - 1].handler == SIG_IGN || (t->blocked & sigmask(sig))) {
+		sh->action[sig - 1].handler = SIG_DFL;
+		t->blocked &= ~sigmask(sig);
+	}
+	sh->pending &= ~sigmask(sig);	/* the new fault's info replaces an older one */
+	flush_sigqueue_mask(sh, sigmask(sig));
+	unlock_sighand(sh, flags);
+	queue_signal(t, sig, q);
+}
+
+void force_sig_fault(int sig, int si_code, unsigned long addr, const char *why)
+{
+	struct sigqueue *q = alloc_sigqueue(sig, si_code);
+
+	if (q) {
+		q->info.f.fault.addr = addr;
+		q->why = why;
+	}
+	force_sig_info(q, sig);
+}
+
+void force_sig_mceerr(int si_code, unsigned long addr, short lsb, const char *why)
+{
+	struct sigqueue *q = alloc_sigqueue(SIGBUS, si_code);
+
+	if (q) {
+		q->info.f.fault.addr = addr;
+		q->info.f.fault.addr_lsb = lsb;
+		q->why = why;
+	}
+	force_sig_info(q, SIGBUS);
+}
+
+/* The next signal to deliver: synchronous faults first, then the lowest number. */
+static int dequeue_signal(struct task *t, siginfo_t *info, const char **why)
+{
+	struct sighand_struct *sh = t->sighand;
+	u64 ready = sh->pending & ~t->blocked;
+	struct sigqueue *q, *found = NULL;
+	int sig;
+
+	lockdep_assert_held(&sh->siglock);
+	if (!ready)
+		return 0;
+	if (ready & SYNCHRONOUS)
+		ready &= SYNCHRONOUS;
+	sig = __builtin_ctzll(ready) + 1;
+	memset(info, 0, sizeof(*info));
+	*why = NULL;
+	list_for_each_entry(q, &sh->queue, list) {
+		if (q->info.si_signo != sig)
+			continue;
+		if (!found) {
+			found = q;
+			continue;
+		}
+		break;	/* another instance stays queued: keep the bit */
+	}
+	if (found && &q->list == &sh->queue)
+		sh->pending &= ~sigmask(sig);
+	else if (!found)
+		sh->pending &= ~sigmask(sig);
+	if (found) {
+		*info = found->info;
+		*why = found->why;
+		list_del(&found->list);
+		sh->nr_queued--;
+		kfree(found);
+	} else {
+		info->si_signo = sig;
+		info->si_code = SI_KERNEL;
+	}
+	recalc_sigpending(t);
+	return sig;
+}
+
+/* ---- delivery ---- */
+
+static bool on_sig_stack(const struct sighand_struct *sh, u64 sp)
+{
+	const stack_t *ss = &sh->altstack;
+
+	return !(ss->ss_flags & SS_DISABLE) && sp > ss->ss_sp && sp - ss->ss_sp <= ss->ss_size;
+}
+
+__attribute__((noreturn)) static void sig_fatal(int sig, const siginfo_t *info, const char *why,
+						 const struct pt_regs *regs)
+{
+	struct task *t = current;
+
+	if (why)
+		pr_warn("pid %d (%s): killed by signal %d: %s at %#lx, ip %#lx\n",
+			t->tid, t->comm, sig, why, (unsigned long)info->f.fault.addr,
+			(unsigned long)regs->rip);
+	else
+		pr_warn("pid %d (%s): killed by signal %d\n", t->tid, t->comm, sig);
+	t->exit_signal = sig;
+	do_exit(W_EXITCODE(0, sig));
+}
+
+#define FIX_EFLAGS	0x50dd5UL	/* CF PF AF ZF SF TF DF OF RF AC: the user's to change */
+
+static void fill_sigcontext(struct sigcontext *sc, const struct pt_regs *regs, u64 oldmask,
+			    const siginfo_t *info, u64 fpstate)
+{
+	*sc = (struct sigcontext){
+		.r8 = regs->r8, .r9 = regs->r9, .r10 = regs->r10, .r11 = regs->r11,
+		.r12 = regs->r12, .r13 = regs->r13, .r14 = regs->r14, .r15 = regs->r15,
+		.rdi = regs->rdi, .rsi = regs->rsi, .rbp = regs->rbp, .rbx = regs->rbx,
+		.rdx = regs->rdx, .rax = regs->rax, .rcx = regs->rcx, .rsp = regs->rsp,
+		.rip = regs->rip, .eflags = regs->rflags, .cs = (u16)regs->cs,
+		.ss = (u16)regs->ss, .oldmask = oldmask, .fpstate = fpstate,
+	};
+	if (info->si_signo == SIGSEGV || info->si_signo == SIGBUS) {
+		sc->cr2 = info->f.fault.addr;
+		sc->trapno = 14;
+	}
+}
+
+/* Build the rt_sigframe on the user stack and point the registers at the handler. */
+static int setup_rt_frame(int sig, const siginfo_t *info, const struct k_sigaction *ka,
+			  u64 oldmask, struct pt_regs *regs)
+{
+	struct sighand_struct *sh = current->sighand;
+	struct rt_sigframe f;
+	u64 sp = regs->rsp, fp, frame;
+	bool on_alt = on_sig_stack(sh, sp);
+
+	if (!(ka->flags & SA_RESTORER))
+		return -EFAULT;		/* x86-64 has no default return path: Linux refuses too */
+	if ((ka->flags & SA_ONSTACK) && !(sh->altstack.ss_flags & SS_DISABLE) && !on_alt)
+		sp = sh->altstack.ss_sp + sh->altstack.ss_size;
+	else
+		sp -= 128;		/* the red zone */
+	fp = (sp - 512) & ~63UL;
+	frame = ((fp - sizeof(f)) & ~15UL) - 8;	/* as after a call: rsp+8 16-aligned */
+
+	memset(&f, 0, sizeof(f));
+	f.pretcode = ka->restorer;
+	f.uc.uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
+	f.uc.uc_stack = sh->altstack;
+	if (on_alt)
+		f.uc.uc_stack.ss_flags = SS_ONSTACK;
+	fill_sigcontext(&f.uc.uc_mcontext, regs, oldmask, info, fp);
+	f.uc.uc_sigmask = oldmask;
+	f.info = *info;
+
+	preempt_disable();
+	fpu_save_current(current->fpu_state);
+	preempt_enable();
+	if (copy_to_user((void *)fp, current->fpu_state, 512) ||
+	    copy_to_user((void *)frame, &f, sizeof(f)))
+		return -EFAULT;
+
+	if (sh->altstack.ss_flags & SS_AUTODISARM)
+		sh->altstack = (stack_t){ .ss_flags = SS_DISABLE };
+	regs->rip = ka->handler;
+	regs->rsp = frame;
+	regs->rdi = (u64)sig;
+	regs->rsi = frame + __builtin_offsetof(struct rt_sigframe, info);
+	regs->rdx = frame + __builtin_offsetof(struct rt_sigframe, uc);
+	regs->rax = 0;
+	regs->rflags &= ~(0x100UL | 0x400UL | 0x10000UL | 0x40000UL);	/* TF DF RF AC */
+	return 0;	/* cs and ss stay the user's: the frame returns to user mode */
+}
+
+/* A system call a signal interrupted: restart it, or make it fail with EINTR. */
+static void syscall_restart(struct pt_regs *regs, const struct k_sigaction *ka)
+{
+	long ret = (long)regs->rax;
+	bool restart;
+
+	switch (ret) {
+	case -ERESTARTNOHAND:
+		restart = !ka;
+		break;
+	case -ERESTARTSYS:
+		restart = !ka || (ka->flags & SA_RESTART);
+		break;
+	case -ERESTARTNOINTR:
+		restart = true;
+		break;
+	default:
+		return;
+	}
+	if (restart) {
+		regs->rax = regs->vector;	/* the system call number again */
+		regs->rip -= 2;			/* back onto the syscall instruction */
+	} else {
+		regs->rax = (u64)-EINTR;
+	}
+}
+
+static void handle_signal(int sig, const siginfo_t *info, const struct k_sigaction *ka,
+			  struct pt_regs *regs, bool from_syscall)
+{
+	struct task *t = current;
+	u64 oldmask = t->restore_sigmask ? t->saved_sigmask : t->blocked;
+	unsigned long flags;
+
+	if (from_syscall)
+		syscall_restart(regs, ka);
+	if (setup_rt_frame(sig, info, ka, oldmask, regs)) {
+		pr_warn("pid %d (%s): cannot build the frame for signal %d at sp %#lx\n",
+			t->tid, t->comm, sig, (unsigned long)regs->rsp);
+		sig_fatal(SIGSEGV, info, NULL, regs);
+	}
+	lock_sighand(t->sighand, &flags);
+	t->restore_sigmask = false;
+	t->blocked |= ka->mask;
+	if (!(ka->flags & SA_NODEFER))
+		t->blocked |= sigmask(sig);
+	t->blocked &= ~UNBLOCKABLE;
+	recalc_sigpending(t);
+	unlock_sighand(t->sighand, flags);
+}
+
+static void do_signal(struct pt_regs *regs, bool from_syscall)
+{
+	struct task *t = current;
+	struct sighand_struct *sh = t->sighand;
+	unsigned long flags;
+
+	for (;;) {
+		struct k_sigaction ka;
+		const char *why;
+		siginfo_t info;
+		int sig;
+
+		lock_sighand(sh, &flags);
+		sig = dequeue_signal(t, &info, &why);
+		if (!sig) {
+			unlock_sighand(sh, flags);
+			break;
+		}
+		ka = sh->action[sig - 1];
+		if (ka.handler != SIG_DFL && ka.handler != SIG_IGN && (ka.flags & SA_RESETHAND))
+			sh->action[sig - 1].handler = SIG_DFL;
+		unlock_sighand(sh, flags);
+
+		if (ka.handler == SIG_IGN)
+			continue;
+		if (ka.handler != SIG_DFL) {
+			handle_signal(sig, &info, &ka, regs, from_syscall);
+			return;
+		}
+		if (DEFAULT_IGNORE & sigmask(sig))
+			continue;
+		if (DEFAULT_STOP & sigmask(sig)) {
+			pr_warn("pid %d (%s): signal %d: stopping a process is not implemented; ignored\n",
+				t->tid, t->comm, sig);
+			continue;
+		}
+		sig_fatal(sig, &info, why, regs);
+	}
+	/* No handler ran: an interrupted call restarts; sigsuspend's mask comes back. */
+	if (from_syscall)
+		syscall_restart(regs, NULL);
+	if (t->restore_sigmask) {
+		lock_sighand(sh, &flags);
+		t->restore_sigmask = false;
+		t->blocked = t->saved_sigmask;
+		recalc_sigpending(t);
+		unlock_sighand(sh, flags);
+	}
+}
+
+void exit_to_user_mode(struct pt_regs *regs, bool from_syscall)
+{
+	struct task *t = current;
+	bool restart = from_syscall && (long)regs->rax <= -ERESTARTSYS &&
+		       (long)regs->rax >= -ERESTARTNOHAND;
+
+	if (!t->sighand || (!signal_pending(t) && !restart && !t->restore_sigmask))
+		return;
+	local_irq_enable();
+	do_signal(regs, from_syscall);
+	local_irq_disable();
+}
+
+/* ---- system calls ---- */
+
+long sys_rt_sigaction(u64 sig, u64 uact, u64 uoact, u64 sigsetsize, u64 a4, u64 a5)
+{
+	struct sighand_struct *sh = current->sighand;
+	struct k_sigaction act, old;
+	unsigned long flags;
+
+	if (sigsetsize != 8 || !valid_signal(sig))
+		return -EINVAL;
+	if (uact && (sig == SIGKILL || sig == SIGSTOP))
+		return -EINVAL;
+	if (uact && copy_from_user(&act, (void *)uact, sizeof(act)))
+		return -EFAULT;
+	lock_sighand(sh, &flags);
+	old = sh->action[sig - 1];
+	if (uact) {
+		act.mask &= ~UNBLOCKABLE;
+		sh->action[sig - 1] = act;
+		/* A signal now ignored is discarded, even while pending (POSIX). */
+		if (sig_ignored(sh, (int)sig)) {
+			flush_sigqueue_mask(sh, sigmask(sig));
+			recalc_sigpending(current);
+		}
+	}
+	unlock_sighand(sh, flags);
+	if (uoact && copy_to_user((void *)uoact, &old, sizeof(old)))
+		return -EFAULT;
+	return 0;
+}
+
+#define SIG_BLOCK	0
+#define SIG_UNBLOCK	1
+#define SIG_SETMASK	2
+
+static void set_current_blocked(u64 mask)
+{
+	unsigned long flags;
+
+	lock_sighand(current->sighand, &flags);
+	current->blocked = mask & ~UNBLOCKABLE;
+	recalc_sigpending(current);
+	unlock_sighand(current->sighand, flags);
+}
+
+long sys_rt_sigprocmask(u64 how, u64 uset, u64 uold, u64 sigsetsize, u64 a4, u64 a5)
+{
+	u64 set, old = current->blocked;
+
+	if (sigsetsize != 8)
+		return -EINVAL;
+	if (uset) {
+		if (copy_from_user(&set, (void *)uset, 8))
+			return -EFAULT;
+		switch (how) {
+		case SIG_BLOCK: set |= old; break;
+		case SIG_UNBLOCK: set = old & ~set; break;
+		case SIG_SETMASK: break;
+		default: return -EINVAL;
+		}
+		set_current_blocked(set);
+	}
+	if (uold && copy_to_user((void *)uold, &old, 8))
+		return -EFAULT;
+	return 0;
+}
+
+long sys_rt_sigpending(u64 uset, u64 sigsetsize, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	u64 set;
+
+	if (sigsetsize > 8)
+		return -EINVAL;
+	set = current->sighand->pending & current->blocked;
+	if (copy_to_user((void *)uset, &set, sigsetsize))
+		return -EFAULT;
+	return 0;
+}
+
+/* Sleep until a signal is pending; the caller returns -ERESTARTNOHAND. */
+static void sleep_until_signal(void)
+{
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (signal_pending(current))
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+long sys_pause(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	sleep_until_signal();
+	return -ERESTARTNOHAND;
+}
+
+long sys_rt_sigsuspend(u64 umask, u64 sigsetsize, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	u64 mask;
+
+	if (sigsetsize != 8)
+		return -EINVAL;
+	if (copy_from_user(&mask, (void *)umask, 8))
+		return -EFAULT;
+	current->saved_sigmask = current->blocked;
+	current->restore_sigmask = true;
+	set_current_blocked(mask);
+	sleep_until_signal();
+	return -ERESTARTNOHAND;
+}
+
+long sys_rt_sigreturn(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct pt_regs *regs = current->user_regs;
+	struct ucontext uc;
+	const struct sigcontext *sc = &uc.uc_mcontext;
+	u64 frame = regs->rsp - 8;	/* the handler's ret popped pretcode */
+
+	if (copy_from_user(&uc, (void *)(frame + __builtin_offsetof(struct rt_sigframe, uc)),
+			   sizeof(uc)) || sc->rip >= USER_TOP)
+		goto bad;
+	if (sc->fpstate) {
+		u8 fx[512] __attribute__((aligned(16)));
+
+		if (copy_from_user(fx, (void *)sc->fpstate, sizeof(fx)))
+			goto bad;
+		*(u32 *)(fx + 24) &= 0xffff;	/* MXCSR: reserved bits would fault fxrstor */
+		preempt_disable();
+		memcpy(current->fpu_state, fx, sizeof(fx));
+		fpu_restore_current(current->fpu_state);
+		preempt_enable();
+	} else {
+		fpu_reset_current();
+	}
+	regs->r8 = sc->r8; regs->r9 = sc->r9; regs->r10 = sc->r10; regs->r11 = sc->r11;
+	regs->r12 = sc->r12; regs->r13 = sc->r13; regs->r14 = sc->r14; regs->r15 = sc->r15;
+	regs->rdi = sc->rdi; regs->rsi = sc->rsi; regs->rbp = sc->rbp; regs->rbx = sc->rbx;
+	regs->rdx = sc->rdx; regs->rax = sc->rax; regs->rcx = sc->rcx; regs->rsp = sc->rsp;
+	regs->rip = sc->rip;
+	regs->rflags = (regs->rflags & ~FIX_EFLAGS) | (sc->eflags & FIX_EFLAGS);
+	regs->vector = (u64)-1;	/* not a system call any more: nothing to restart */
+	set_current_blocked(uc.uc_sigmask);
+	return (long)regs->rax;
+bad:
+	pr_warn("pid %d (%s): rt_sigreturn with a bad frame at %#lx\n",
+		current->tid, current->comm, (unsigned long)frame);
+	force_sig_fault(SIGSEGV, SI_KERNEL, 0, "bad signal frame");
+	regs->vector = (u64)-1;
+	return (long)regs->rax;
+}
+
+long sys_sigaltstack(u64 uss, u64 uoss, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct sighand_struct *sh = current->sighand;
+	u64 sp = ((struct pt_regs *)current->user_regs)->rsp;
+	bool on = on_sig_stack(sh, sp);
+	stack_t old = sh->altstack, ss;
+
+	if (uss) {
+		int mode;
+
+		if (copy_from_user(&ss, (void *)uss, sizeof(ss)))
+			return -EFAULT;
+		if (on)
+			return -EPERM;
+		mode = ss.ss_flags & ~(int)SS_AUTODISARM;
+		if (mode != SS_DISABLE && mode != SS_ONSTACK && mode != 0)
+			return -EINVAL;
+		if (mode == SS_DISABLE) {
+			ss.ss_sp = 0;
+			ss.ss_size = 0;
+		} else if (ss.ss_size < MINSIGSTKSZ) {
+			return -ENOMEM;
+		}
+		sh->altstack = (stack_t){ .ss_sp = ss.ss_sp, .ss_size = ss.ss_size,
+					  .ss_flags = mode == SS_DISABLE ? SS_DISABLE :
+						      (ss.ss_flags & (int)SS_AUTODISARM) };
+	}
+	if (uoss) {
+		if (on)
+			old.ss_flags = SS_ONSTACK | (old.ss_flags & (int)SS_AUTODISARM);
+		if (copy_to_user((void *)uoss, &old, sizeof(old)))
+			return -EFAULT;
+	}
+	return 0;
+}
