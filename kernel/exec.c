@@ -418,6 +418,8 @@ int exec_image(const char *filename, const void *elf, size_t size,
 
 	if (!err)
 		err = prepare(&prog, &interp);
+	if (!err)
+		err = de_thread(t);	/* a valid image: the other threads end here, as Linux */
 	if (err)
 		goto out;
 	err = -ENOMEM;

@@ -23,6 +23,7 @@ struct files_struct *files_alloc_console(const char *path)
 
 	if (!files)
 		return NULL;
+	files->count = 1;
 	spin_lock_init(&files->lock);
 	if (path && vfs_open(NULL, path, O_RDWR, 0, &f) == 0) {
 		files->fd[0] = f;
@@ -38,6 +39,7 @@ struct files_struct *files_dup(struct files_struct *old)
 
 	if (!files)
 		return NULL;
+	files->count = 1;
 	spin_lock_init(&files->lock);
 	spin_lock(&old->lock);
 	for (int i = 0; i < NR_OPEN_MAX; i++)
@@ -49,9 +51,15 @@ struct files_struct *files_dup(struct files_struct *old)
 	return files;
 }
 
-void files_free(struct files_struct *files)
+struct files_struct *files_get(struct files_struct *files)
 {
-	if (!files)
+	__atomic_fetch_add(&files->count, 1, __ATOMIC_RELAXED);
+	return files;
+}
+
+void files_put(struct files_struct *files)
+{
+	if (!files || __atomic_sub_fetch(&files->count, 1, __ATOMIC_ACQ_REL))
 		return;
 	for (int i = 0; i < NR_OPEN_MAX; i++)
 		if (files->fd[i])

@@ -44,81 +44,156 @@ static int reaper_thread(void *unused)
 	return 0;
 }
 
+#define CLONE_VM		0x00000100
+#define CLONE_FS		0x00000200
+#define CLONE_FILES		0x00000400
+#define CLONE_SIGHAND		0x00000800
+#define CLONE_VFORK		0x00004000
+#define CLONE_THREAD		0x00010000
+#define CLONE_SYSVSEM		0x00040000
+#define CLONE_SETTLS		0x00080000
+#define CLONE_PARENT_SETTID	0x00100000
 #define CLONE_CHILD_CLEARTID	0x00200000
+#define CLONE_DETACHED		0x00400000
 #define CLONE_CHILD_SETTID	0x01000000
+#define CSIGNAL			0x000000ff
 
-/*
- * A copy of the calling process; its tid (the parent's return) or -errno.
- * set_tid: where the child writes its tid before it first runs in user
- * mode (CLONE_CHILD_SETTID); clear_tid: its set_tid_address.
- */
-static long do_fork(int *set_tid, int *clear_tid)
+/* What a thread (CLONE_THREAD) shares or takes from its creator. */
+struct clone_args_k {
+	u64 flags;
+	u64 stack;		/* the new thread's user stack pointer (0: the creator's) */
+	int *parent_tid;	/* CLONE_PARENT_SETTID */
+	int *child_tid;		/* CLONE_CHILD_SETTID / CLONE_CHILD_CLEARTID */
+	u64 tls;		/* CLONE_SETTLS: the FS base */
+};
+
+static void start_reaper(void)
 {
-	struct task *parent = current, *child;
-	struct mm_struct *mm;
-
 	if (!reaper) {
 		struct task *r = kthread_run(reaper_thread, NULL, "reaper");
 
 		if (r && __atomic_exchange_n(&reaper, r, __ATOMIC_SEQ_CST))
 			pr_warn("two reapers started\n");	/* harmless: both work */
 	}
-	mm = dup_mm(parent->mm);
-	if (!mm)
-		return -ENOMEM;
-	child = kthread_create(NULL, NULL, parent->comm);
-	if (!child) {
-		mmput(mm);
-		return -ENOMEM;
+}
+
+/*
+ * A new task for clone: a copy of the caller (a process: its own copy of
+ * the address space and descriptors) or, with CLONE_THREAD, a thread that
+ * shares them. Returns its tid or -errno.
+ */
+static long do_clone(const struct clone_args_k *a)
+{
+	struct task *parent = current, *child;
+	bool thread = a->flags & CLONE_THREAD;
+	struct mm_struct *mm;
+	int err = -ENOMEM;
+
+	start_reaper();
+	if (thread) {
+		mm = parent->mm;
+		atomic_inc(&mm->mm_users);
+	} else {
+		mm = dup_mm(parent->mm);
+		if (!mm)
+			return -ENOMEM;
 	}
-	child->files = parent->files ? files_dup(parent->files) : NULL;
-	if (parent->files && !child->files) {
-		mmput(mm);
-		kthread_free_unstarted(child);
-		return -ENOMEM;
+	child = kthread_create(NULL, NULL, parent->comm);
+	if (!child)
+		goto out_mm;
+	if (parent->files) {
+		child->files = a->flags & CLONE_FILES ? files_get(parent->files) :
+							 files_dup(parent->files);
+		if (!child->files)
+			goto out_task;
 	}
 	child->mm = mm;
 	child->cpus_allowed = parent->cpus_allowed;
-	child->set_child_tid = set_tid;
-	child->clear_child_tid = clear_tid;
+	child->set_child_tid = a->flags & CLONE_CHILD_SETTID ? a->child_tid : NULL;
+	child->clear_child_tid = a->flags & CLONE_CHILD_CLEARTID ? a->child_tid : NULL;
 	child->mempolicy = parent->mempolicy;
-	if (copy_sighand(child, parent)) {
-		mmput(mm);
-		files_free(child->files);
-		kthread_free_unstarted(child);
-		return -ENOMEM;
+	if (thread) {
+		child->tgid = parent->tgid;
+		child->group_leader = parent->group_leader;
+		err = share_sighand(child, parent);
+	} else {
+		err = copy_sighand(child, parent);
 	}
+	if (err)
+		goto out_files;
 	arch_fork_frame(child, parent);
-	spin_lock(&process_lock);
-	child->parent = parent;
-	list_add_tail(&child->sibling, &parent->children);
-	list_add_tail(&child->process_node, &process_list);
-	spin_unlock(&process_lock);
+	if (a->stack)
+		arch_set_user_sp(child, a->stack);
+	if (a->flags & CLONE_SETTLS)
+		child->fs_base = a->tls;
+	if ((a->flags & CLONE_PARENT_SETTID) &&
+	    copy_to_user(a->parent_tid, &child->tid, sizeof(child->tid))) {
+		/* Linux writes it and ignores a fault; so does Quire. */
+		pr_debug("pid %d: CLONE_PARENT_SETTID address unwritable\n", parent->tid);
+	}
+	if (!thread) {
+		spin_lock(&process_lock);
+		child->parent = parent->group_leader;	/* a process's children are its leader's */
+		list_add_tail(&child->sibling, &child->parent->children);
+		list_add_tail(&child->process_node, &process_list);
+		spin_unlock(&process_lock);
+	}
 	wake_up_process(child);
 	return child->tid;
+
+out_files:
+	if (child->files)
+		files_put(child->files);
+out_task:
+	kthread_free_unstarted(child);
+out_mm:
+	mmput(mm);
+	return err;
 }
 
 long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	return do_fork(NULL, NULL);
+	struct clone_args_k a = { 0 };
+
+	return do_clone(&a);
 }
 
 /*
- * The clone flags fork and vfork need: the exit signal, for vfork
- * CLONE_VM|CLONE_VFORK (copied instead), and glibc's fork's
- * CLONE_CHILD_SETTID|CLONE_CHILD_CLEARTID with ctid (the fourth argument).
+ * clone: fork-like clones (an exit signal, CLONE_VM|CLONE_VFORK done as a
+ * copy, glibc's fork's CHILD_SETTID|CHILD_CLEARTID) and threads with the
+ * flags glibc's and musl's pthread_create pass. Other sharing (an address
+ * space without a thread group, a separate cwd) is -ENOSYS, logged.
  */
 long sys_clone(u64 flags, u64 stack, u64 ptid, u64 ctid, u64 tls, u64 a5)
 {
-	u64 known = 0xffUL | 0x4100UL | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
+	const u64 thread_flags = CLONE_VM | CLONE_SIGHAND | CLONE_THREAD;
+	const u64 known = CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			  CLONE_VFORK | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |
+			  CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED |
+			  CLONE_CHILD_SETTID;
+	struct clone_args_k a = { .flags = flags, .stack = stack, .parent_tid = (int *)ptid,
+				  .child_tid = (int *)ctid, .tls = tls };
 
-	if ((flags & ~known) || stack) {
-		pr_warn("clone with flags %#llx: only fork-like clones are supported (-ENOSYS)\n",
-			(unsigned long long)flags);
+	/* Linux's consistency rules first: these are EINVAL there too. */
+	if (((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND)) ||
+	    ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM)))
+		return -EINVAL;
+	if ((flags & ~known) ||
+	    ((flags & CLONE_THREAD) && (flags & thread_flags) != thread_flags) ||
+	    (!(flags & CLONE_THREAD) && (flags & (CLONE_SIGHAND | CLONE_FILES | CLONE_FS |
+						  CLONE_SETTLS | CLONE_PARENT_SETTID))) ||
+	    (!(flags & CLONE_THREAD) && stack) ||
+	    (!(flags & CLONE_THREAD) && (flags & CLONE_VM) && !(flags & CLONE_VFORK)) ||
+	    ((flags & CLONE_THREAD) && !(flags & CLONE_FILES) != !(flags & CLONE_FS))) {
+		pr_warn("pid %d (%s): clone with flags %#llx is not implemented (-ENOSYS): "
+			"fork-like clones and pthread-style threads only\n", current->tgid,
+			current->comm, (unsigned long long)flags);
 		return -ENOSYS;
 	}
-	return do_fork(flags & CLONE_CHILD_SETTID ? (int *)ctid : NULL,
-		       flags & CLONE_CHILD_CLEARTID ? (int *)ctid : NULL);
+	if (flags & CLONE_THREAD)
+		return do_clone(&a);
+	a.flags &= CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;	/* a copy; VM|VFORK copied */
+	return do_clone(&a);
 }
 
 /* A zombie child matching pid (-1: any), and whether any child matches at all. */
@@ -146,13 +221,13 @@ static long do_wait(long pid, bool nohang, bool reap, int *status)
 {
 	struct task *z = NULL;
 	bool any;
-	int id;
+	int id, group;
 
 	if (pid == 0 || pid < -1)
 		return -EINVAL;		/* process groups: not yet */
 	for (;;) {
 		spin_lock(&process_lock);
-		z = find_zombie(current, pid, &any);
+		z = find_zombie(current->group_leader, pid, &any);
 		if (z && reap)
 			list_del_init(&z->sibling);
 		spin_unlock(&process_lock);
@@ -163,7 +238,7 @@ static long do_wait(long pid, bool nohang, bool reap, int *status)
 		if (wait_event_interruptible(child_exit_wq, ({
 			bool found;
 			spin_lock(&process_lock);
-			found = find_zombie(current, pid, &any) != NULL || !any;
+			found = find_zombie(current->group_leader, pid, &any) != NULL || !any;
 			spin_unlock(&process_lock);
 			found; })))
 			return -ERESTARTSYS;
@@ -171,6 +246,8 @@ static long do_wait(long pid, bool nohang, bool reap, int *status)
 	if (!z)
 		return -ECHILD;
 	id = z->tid;
+	/* Every thread is gone: a group exit's status is final (-1: there was none). */
+	group = group_exit_status(z, -1);
 	if (reap) {
 		*status = kthread_join(z);
 	} else {
@@ -179,6 +256,8 @@ static long do_wait(long pid, bool nohang, bool reap, int *status)
 			yield();
 		*status = z->exit_code;
 	}
+	if (group != -1)
+		*status = group;
 	return id;
 }
 
@@ -244,22 +323,32 @@ void process_list_add(struct task *t)
 }
 
 /*
- * The target of kill/tkill: any live process by pid. Sends under
- * process_lock, so the target cannot exit and be freed meanwhile (exit
- * takes it off the list first). A zombie is not found (Linux finds it and
- * returns 0; nothing is delivered either way).
+ * kill, tkill and tgkill find their target on process_list (leaders of
+ * live processes) under process_lock, so it cannot exit and be freed
+ * meanwhile: the last thread's exit takes its process off the list first.
+ * A zombie is not found (Linux finds it and returns 0; nothing is
+ * delivered either way).
  */
-static long kill_one(long pid, int sig, int si_code)
+enum kill_kind { KILL_PROCESS, KILL_THREAD, KILL_THREAD_IN_GROUP };
+
+static long kill_by_id(enum kill_kind kind, long tgid, long tid, int sig, int si_code)
 {
-	struct task *t;
+	struct task *p;
 	long ret = -ESRCH;
 
 	spin_lock(&process_lock);
-	list_for_each_entry(t, &process_list, process_node)
-		if (t->tid == pid) {
-			ret = sig ? send_sig(sig, t, si_code) : 0;
+	list_for_each_entry(p, &process_list, process_node) {
+		if (kind == KILL_PROCESS && p->tgid == tid) {
+			ret = sig ? send_sig(sig, p, si_code) : 0;
 			break;
 		}
+		if (kind == KILL_THREAD_IN_GROUP && p->tgid != tgid)
+			continue;
+		/* kill(tid of a thread) signals its process, as Linux does. */
+		ret = send_sig_in_group(p, (int)tid, sig, si_code, kind != KILL_PROCESS);
+		if (ret != -ESRCH || kind == KILL_THREAD_IN_GROUP)
+			break;
+	}
 	spin_unlock(&process_lock);
 	return ret;
 }
@@ -273,43 +362,51 @@ long sys_kill(u64 pid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
 			(long)pid);
 		return -ENOSYS;
 	}
-	return kill_one((long)pid, (int)sig, SI_USER);
+	return kill_by_id(KILL_PROCESS, 0, (long)pid, (int)sig, SI_USER);
 }
 
 long sys_tkill(u64 tid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	if ((long)tid <= 0 || sig > _NSIG)
 		return -EINVAL;
-	return kill_one((long)tid, (int)sig, SI_TKILL);
+	return kill_by_id(KILL_THREAD, 0, (long)tid, (int)sig, SI_TKILL);
 }
 
 long sys_tgkill(u64 tgid, u64 tid, u64 sig, u64 a3, u64 a4, u64 a5)
 {
 	if ((long)tgid <= 0 || (long)tid <= 0 || sig > _NSIG)
 		return -EINVAL;
-	if (tgid != tid)	/* one thread per process: a thread's group is its own id */
-		return -ESRCH;
-	return kill_one((long)tid, (int)sig, SI_TKILL);
+	return kill_by_id(KILL_THREAD_IN_GROUP, (long)tgid, (long)tid, (int)sig, SI_TKILL);
 }
 
-/* Called by do_exit: hand the children to the reaper, tell the parent. */
+/*
+ * Called by do_exit of every thread. A thread other than the leader goes
+ * to the reaper (nobody waits for it). The last thread of a process makes
+ * the process a zombie: off process_list, its children to the reaper,
+ * its parent told (the leader stands for the process, whenever it left).
+ */
 void exit_notify(struct task *t)
 {
-	struct task *c, *n;
+	struct task *leader = t->group_leader, *c, *n;
+	bool group_dead = !t->sighand || sighand_leave_group(t);
 
 	spin_lock(&process_lock);
-	t->exiting = true;
-	list_del_init(&t->process_node);	/* kill finds it no more */
-	list_for_each_entry_safe(c, n, &t->children, sibling) {
-		c->parent = NULL;
-		list_del_init(&c->sibling);
-		if (c->exiting)
-			list_add_tail(&c->sibling, &reap_list);
-		else
-			c->autoreap = true;
-	}
-	if (!t->parent && t->autoreap)
+	if (t != leader)
 		list_add_tail(&t->sibling, &reap_list);
+	if (group_dead) {
+		leader->exiting = true;
+		list_del_init(&leader->process_node);	/* kill finds it no more */
+		list_for_each_entry_safe(c, n, &leader->children, sibling) {
+			c->parent = NULL;
+			list_del_init(&c->sibling);
+			if (c->exiting)
+				list_add_tail(&c->sibling, &reap_list);
+			else
+				c->autoreap = true;
+		}
+		if (!leader->parent && leader->autoreap)
+			list_add_tail(&leader->sibling, &reap_list);
+	}
 	spin_unlock(&process_lock);
 	wake_up_all(&reaper_wq);
 	wake_up_all(&child_exit_wq);

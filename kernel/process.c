@@ -8,6 +8,8 @@
 #include <quire/process.h>
 #include <quire/mmap.h>
 #include <quire/fdtable.h>
+#include <quire/signal.h>
+#include <quire/uaccess.h>
 #include <quire/slab.h>
 #include <quire/string.h>
 #include <quire/printk.h>
@@ -72,7 +74,7 @@ static int spawn_thread(void *arg)
 	}
 	err = exec_image(a->argv[0] ? a->argv[0] : "", a->image, a->size,
 			 (const char *const *)a->argv, (const char *const *)a->envp);
-	files_free(current->files);
+	files_put(current->files);
 	current->files = NULL;
 
 	/* Only a failed exec returns here. */
@@ -109,6 +111,22 @@ struct task *process_spawn(const char *name, const void *elf, size_t size,
 	return t;
 }
 
+/*
+ * CLONE_CHILD_CLEARTID / set_tid_address: a thread's exit zeroes the word
+ * and wakes one futex waiter there (pthread_join sleeps on it). Only while
+ * others still use the address space, as Linux: a dying mm is not written.
+ */
+static void exit_clear_child_tid(struct task *t, struct mm_struct *mm)
+{
+	int zero = 0;
+
+	if (!t->clear_child_tid || atomic_read(&mm->mm_users) <= 1)
+		return;
+	/* A fault is ignored, as Linux does; the futex wake joins here with futex(2). */
+	(void)copy_to_user(t->clear_child_tid, &zero, sizeof(zero));
+	t->clear_child_tid = NULL;
+}
+
 void do_exit(int status)
 {
 	struct task *t = current;
@@ -118,6 +136,8 @@ void do_exit(int status)
 		free_spawn_args(t->arg);
 		t->arg = NULL;
 	}
+	if (mm)
+		exit_clear_child_tid(t, mm);
 	if (mm) {
 		preempt_disable();
 		t->mm = NULL;
@@ -126,7 +146,7 @@ void do_exit(int status)
 		mmput(mm);
 	}
 	if (t->files) {
-		files_free(t->files);
+		files_put(t->files);
 		t->files = NULL;
 	}
 	exit_notify(t);

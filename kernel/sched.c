@@ -400,6 +400,11 @@ static struct task *alloc_task(const char *name, int node, bool with_stack)
 	INIT_LIST_HEAD(&t->children);
 	INIT_LIST_HEAD(&t->sibling);
 	INIT_LIST_HEAD(&t->process_node);
+	INIT_LIST_HEAD(&t->thread_node);
+	INIT_LIST_HEAD(&t->pending.list);
+	t->tgid = t->tid;
+	t->group_leader = t;
+	t->sas.ss_flags = SS_DISABLE;
 	__atomic_fetch_add(&nr_tasks, 1, __ATOMIC_RELAXED);
 	return t;
 }
@@ -408,7 +413,7 @@ bool sched_take_pid_1(struct task *t)
 {
 	if (__atomic_exchange_n(&pid_1_taken, true, __ATOMIC_RELAXED))
 		return false;
-	t->tid = FIRST_PROCESS_TID;
+	t->tid = t->tgid = FIRST_PROCESS_TID;
 	return true;
 }
 

@@ -61,46 +61,126 @@ static bool sig_ignored(const struct sighand_struct *sh, int sig)
 
 static void recalc_sigpending(struct task *t)
 {
-	lockdep_assert_held(&t->sighand->siglock);
-	__atomic_store_n(&t->sigpending, (t->sighand->pending & ~t->blocked) != 0,
+	struct sighand_struct *sh = t->sighand;
+
+	lockdep_assert_held(&sh->siglock);
+	__atomic_store_n(&t->sigpending,
+			 ((t->pending.signal | sh->shared_pending.signal) & ~t->blocked) != 0,
 			 __ATOMIC_RELEASE);
 }
 
-/* Drop every queued instance of the signals in mask. */
-static void flush_sigqueue_mask(struct sighand_struct *sh, u64 mask)
+/* Drop every queued instance of the signals in mask from one pending set. */
+static void flush_sigqueue_mask(struct sighand_struct *sh, struct sigpending *p, u64 mask)
 {
 	struct sigqueue *q, *n;
 
 	lockdep_assert_held(&sh->siglock);
-	list_for_each_entry_safe(q, n, &sh->queue, list)
+	list_for_each_entry_safe(q, n, &p->list, list)
 		if (mask & sigmask(q->info.si_signo)) {
 			list_del(&q->list);
 			sh->nr_queued--;
 			kfree(q);
 		}
-	sh->pending &= ~mask;
+	p->signal &= ~mask;
 }
 
-int copy_sighand(struct task *child, const struct task *parent)
+/* ... from the shared set and every thread's own. */
+static void flush_signals_everywhere(struct sighand_struct *sh, u64 mask)
+{
+	struct task *t;
+
+	flush_sigqueue_mask(sh, &sh->shared_pending, mask);
+	list_for_each_entry(t, &sh->threads, thread_node) {
+		flush_sigqueue_mask(sh, &t->pending, mask);
+		recalc_sigpending(t);
+	}
+}
+
+static struct sighand_struct *alloc_sighand(void)
 {
 	struct sighand_struct *sh = kzalloc(sizeof(*sh), GFP_KERNEL);
 
 	if (!sh)
-		return -ENOMEM;
+		return NULL;
+	sh->count = 1;
 	spin_lock_init(&sh->siglock);
-	INIT_LIST_HEAD(&sh->queue);
-	sh->altstack.ss_flags = SS_DISABLE;
+	INIT_LIST_HEAD(&sh->shared_pending.list);
+	INIT_LIST_HEAD(&sh->threads);
+	return sh;
+}
+
+int copy_sighand(struct task *child, const struct task *parent)
+{
+	struct sighand_struct *sh = alloc_sighand();
+
+	if (!sh)
+		return -ENOMEM;
 	if (parent && parent->sighand) {
 		unsigned long flags;
 
 		lock_sighand(parent->sighand, &flags);
 		memcpy(sh->action, parent->sighand->action, sizeof(sh->action));
-		sh->altstack = parent->sighand->altstack;	/* fork keeps sigaltstack */
 		unlock_sighand(parent->sighand, flags);
+		child->sas = parent->sas;	/* fork keeps sigaltstack */
 	}
+	list_add_tail(&child->thread_node, &sh->threads);	/* not yet visible: no lock */
+	sh->nr_threads = 1;
 	child->sighand = sh;
 	child->sigpending = false;
 	return 0;
+}
+
+int share_sighand(struct task *thread, struct task *creator)
+{
+	struct sighand_struct *sh = creator->sighand;
+	unsigned long flags;
+	int ret = 0;
+
+	lock_sighand(sh, &flags);
+	if (sh->group_exit) {
+		ret = -ERESTARTNOINTR;		/* the process is dying: no new thread */
+	} else {
+		__atomic_fetch_add(&sh->count, 1, __ATOMIC_RELAXED);
+		list_add_tail(&thread->thread_node, &sh->threads);
+		sh->nr_threads++;
+		thread->sighand = sh;
+		thread->sas = (stack_t){ .ss_flags = SS_DISABLE };	/* a new stack: not the creator's */
+		recalc_sigpending(thread);
+	}
+	unlock_sighand(sh, flags);
+	return ret;
+}
+
+bool sighand_leave_group(struct task *t)
+{
+	struct sighand_struct *sh = t->sighand;
+	unsigned long flags;
+	bool last;
+
+	lock_sighand(sh, &flags);
+	list_del_init(&t->thread_node);
+	last = --sh->nr_threads == 0;
+	flush_sigqueue_mask(sh, &t->pending, ~0ULL);
+	/* A shared signal this thread was chosen for goes to another one. */
+	if (!last && (sh->shared_pending.signal & ~t->blocked)) {
+		struct task *o;
+
+		list_for_each_entry(o, &sh->threads, thread_node) {
+			recalc_sigpending(o);
+			if (o->sigpending && o->state == TASK_INTERRUPTIBLE)
+				wake_up_process(o);
+		}
+	}
+	unlock_sighand(sh, flags);
+	return last;
+}
+
+int group_exit_status(struct task *leader, int own_status)
+{
+	struct sighand_struct *sh = leader->sighand;
+
+	return sh && __atomic_load_n(&sh->group_exit, __ATOMIC_ACQUIRE) ?
+	       sh->group_exit_code : own_status;
 }
 
 void free_sighand(struct task *t)
@@ -110,10 +190,19 @@ void free_sighand(struct task *t)
 
 	if (!sh)
 		return;
-	lock_sighand(sh, &flags);
-	flush_sigqueue_mask(sh, ~0ULL);
-	unlock_sighand(sh, flags);
 	t->sighand = NULL;
+	lock_sighand(sh, &flags);
+	if (!list_empty(&t->thread_node)) {	/* never ran (an unstarted fork child) */
+		list_del_init(&t->thread_node);
+		sh->nr_threads--;
+	}
+	flush_sigqueue_mask(sh, &t->pending, ~0ULL);
+	unlock_sighand(sh, flags);
+	if (__atomic_sub_fetch(&sh->count, 1, __ATOMIC_ACQ_REL))
+		return;
+	lock_sighand(sh, &flags);		/* the last user: for the assertion's sake */
+	flush_sigqueue_mask(sh, &sh->shared_pending, ~0ULL);
+	unlock_sighand(sh, flags);
 	kfree(sh);
 }
 
@@ -132,8 +221,8 @@ void flush_signal_handlers(struct task *t)
 		ka->restorer = 0;
 		ka->mask = 0;
 	}
-	sh->altstack = (stack_t){ .ss_flags = SS_DISABLE };
 	unlock_sighand(sh, flags);
+	t->sas = (stack_t){ .ss_flags = SS_DISABLE };
 }
 
 /* Wake t if it sleeps interruptibly; make it look soon if it runs elsewhere. */
@@ -147,46 +236,79 @@ static void signal_wake_up(struct task *t)
 }
 
 /*
- * Queue sig with info (q: preallocated entry or NULL). Standard signals
- * coalesce: one pending instance at most. Returns 0 or -EAGAIN (a full
- * queue of real-time signals).
+ * A signal for the whole process: every thread that does not block it is
+ * told; the preferred one (the one kill named, if it can) is woken, as
+ * Linux wakes one thread. SIGKILL wakes them all: they all must go.
  */
-static int queue_signal(struct task *t, int sig, struct sigqueue *q)
+static void complete_shared_signal(struct sighand_struct *sh, struct task *prefer, int sig)
+{
+	struct task *t, *chosen = NULL;
+
+	lockdep_assert_held(&sh->siglock);
+	list_for_each_entry(t, &sh->threads, thread_node) {
+		recalc_sigpending(t);
+		if (!(t->blocked & sigmask(sig)) && (!chosen || t == prefer))
+			chosen = t;
+		if (sig == SIGKILL)
+			signal_wake_up(t);
+	}
+	if (chosen && sig != SIGKILL)
+		signal_wake_up(chosen);
+}
+
+/*
+ * Queue sig with its entry q (NULL: none could be allocated) on t's own
+ * pending set, or with shared on the process's. Standard signals coalesce:
+ * one pending instance at most. Returns 0 or -EAGAIN (a full queue of
+ * real-time signals). Called with the siglock held; frees q if unused.
+ */
+static int __queue_signal(struct task *t, int sig, struct sigqueue *q, bool shared)
 {
 	struct sighand_struct *sh = t->sighand;
+	struct sigpending *p = shared ? &sh->shared_pending : &t->pending;
 	bool rt = sig >= SIGRTMIN;
-	unsigned long flags;
-	int ret = 0;
 
-	lock_sighand(sh, &flags);
-	if (sig_ignored(sh, sig) && !(t->blocked & sigmask(sig)))
+	lockdep_assert_held(&sh->siglock);
+	if (sig_ignored(sh, sig) && !(t->blocked & sigmask(sig)) && sig != SIGKILL)
 		goto drop;
-	if (!rt && (sh->pending & sigmask(sig)))
+	if (!rt && (p->signal & sigmask(sig)))
 		goto drop;
 	if (q && sh->nr_queued >= SIGQUEUE_MAX) {
 		if (rt) {
-			ret = -EAGAIN;
-			goto drop;
+			kfree(q);
+			return -EAGAIN;
 		}
 		kfree(q);	/* the bit alone still delivers it (si_code SI_KERNEL) */
 		q = NULL;
 	}
 	if (q) {
-		list_add_tail(&q->list, &sh->queue);
+		list_add_tail(&q->list, &p->list);
 		sh->nr_queued++;
 	} else if (rt) {
-		ret = -EAGAIN;
-		goto drop;
+		return -EAGAIN;
 	}
-	sh->pending |= sigmask(sig);
-	recalc_sigpending(t);
-	unlock_sighand(sh, flags);
-	if (signal_pending(t))
-		signal_wake_up(t);
+	p->signal |= sigmask(sig);
+	if (shared) {
+		complete_shared_signal(sh, t, sig);
+	} else {
+		recalc_sigpending(t);
+		if (t->sigpending)
+			signal_wake_up(t);
+	}
 	return 0;
 drop:
-	unlock_sighand(sh, flags);
 	kfree(q);
+	return 0;
+}
+
+static int queue_signal(struct task *t, int sig, struct sigqueue *q, bool shared)
+{
+	unsigned long flags;
+	int ret;
+
+	lock_sighand(t->sighand, &flags);
+	ret = __queue_signal(t, sig, q, shared);
+	unlock_sighand(t->sighand, flags);
 	return ret;
 }
 
@@ -201,18 +323,103 @@ static struct sigqueue *alloc_sigqueue(int sig, int code)
 	return q;
 }
 
-int send_sig(int sig, struct task *t, int si_code)
+static struct sigqueue *alloc_user_sigqueue(int sig, int si_code)
 {
-	struct sigqueue *q;
+	struct sigqueue *q = alloc_sigqueue(sig, si_code);
 
-	if (!t->sighand)
-		return -ESRCH;
-	q = alloc_sigqueue(sig, si_code);
 	if (q) {
-		q->info.f.kill.pid = current->tid;
+		q->info.f.kill.pid = current->tgid;
 		q->info.f.kill.uid = 0;
 	}
-	return queue_signal(t, sig, q);
+	return q;
+}
+
+int send_sig(int sig, struct task *t, int si_code)
+{
+	if (!t->sighand)
+		return -ESRCH;
+	return queue_signal(t, sig, alloc_user_sigqueue(sig, si_code), true);
+}
+
+int send_sig_in_group(struct task *leader, int tid, int sig, int si_code, bool to_thread)
+{
+	struct sighand_struct *sh = leader->sighand;
+	unsigned long flags;
+	struct task *t;
+	int ret = -ESRCH;
+
+	if (!sh)
+		return -ESRCH;
+	lock_sighand(sh, &flags);
+	list_for_each_entry(t, &sh->threads, thread_node)
+		if (t->tid == tid) {
+			/* Quire's allocations never sleep: allocating under the lock is safe. */
+			ret = sig ? __queue_signal(t, sig, alloc_user_sigqueue(sig, si_code),
+						   !to_thread) : 0;
+			break;
+		}
+	unlock_sighand(sh, flags);
+	return ret;
+}
+
+void do_group_exit(int status)
+{
+	struct task *t = current, *o;
+	struct sighand_struct *sh = t->sighand;
+	unsigned long flags;
+
+	lock_sighand(sh, &flags);
+	if (sh->exec_task && sh->exec_task != t) {
+		/* Killed by another thread's execve: the process lives on in it. */
+		unlock_sighand(sh, flags);
+		do_exit(status);
+	}
+	if (sh->group_exit) {
+		status = sh->group_exit_code;	/* another thread got there first */
+	} else {
+		sh->group_exit_code = status;
+		__atomic_store_n(&sh->group_exit, true, __ATOMIC_RELEASE);
+		list_for_each_entry(o, &sh->threads, thread_node)
+			if (o != t)
+				__queue_signal(o, SIGKILL, NULL, false);
+	}
+	unlock_sighand(sh, flags);
+	do_exit(status);
+}
+
+int de_thread(struct task *t)
+{
+	struct sighand_struct *sh = t->sighand;
+	unsigned long flags;
+	struct task *o;
+
+	lock_sighand(sh, &flags);
+	if (sh->nr_threads == 1) {
+		unlock_sighand(sh, flags);
+		return 0;
+	}
+	if (t != t->group_leader) {
+		unlock_sighand(sh, flags);
+		pr_warn("pid %d (%s): execve from a thread other than the first is not implemented "
+			"(-ENOSYS)\n", t->tgid, t->comm);
+		return -ENOSYS;
+	}
+	if (sh->group_exit || sh->exec_task) {
+		unlock_sighand(sh, flags);
+		return -ERESTARTNOINTR;		/* dying already, or another thread's exec */
+	}
+	sh->exec_task = t;
+	list_for_each_entry(o, &sh->threads, thread_node)
+		if (o != t)
+			__queue_signal(o, SIGKILL, NULL, false);
+	unlock_sighand(sh, flags);
+	/* Each leaves the thread list at the end of its exit (rare path: poll). */
+	while (__atomic_load_n(&sh->nr_threads, __ATOMIC_ACQUIRE) > 1)
+		msleep(1);
+	lock_sighand(sh, &flags);
+	sh->exec_task = NULL;
+	unlock_sighand(sh, flags);
+	return 0;
 }
 
 /* A fault's signal cannot be blocked or ignored away: Linux resets such an action. */
@@ -227,10 +434,10 @@ static void force_sig_info(struct sigqueue *q, int sig)
 		sh->action[sig - 1].handler = SIG_DFL;
 		t->blocked &= ~sigmask(sig);
 	}
-	sh->pending &= ~sigmask(sig);	/* the new fault's info replaces an older one */
-	flush_sigqueue_mask(sh, sigmask(sig));
+	/* The new fault's info replaces an older one. */
+	flush_sigqueue_mask(sh, &t->pending, sigmask(sig));
+	__queue_signal(t, sig, q, false);
 	unlock_sighand(sh, flags);
-	queue_signal(t, sig, q);
 }
 
 void force_sig_fault(int sig, int si_code, unsigned long addr, const char *why)
@@ -256,35 +463,26 @@ void force_sig_mceerr(int si_code, unsigned long addr, short lsb, const char *wh
 	force_sig_info(q, SIGBUS);
 }
 
-/* The next signal to deliver: synchronous faults first, then the lowest number. */
-static int dequeue_signal(struct task *t, siginfo_t *info, const char **why)
+/* Take the first queued instance of sig from p (the bit stays if another waits). */
+static bool dequeue_from(struct sighand_struct *sh, struct sigpending *p, int sig,
+			 siginfo_t *info, const char **why)
 {
-	struct sighand_struct *sh = t->sighand;
-	u64 ready = sh->pending & ~t->blocked;
 	struct sigqueue *q, *found = NULL;
-	int sig;
+	bool more = false;
 
-	lockdep_assert_held(&sh->siglock);
-	if (!ready)
-		return 0;
-	if (ready & SYNCHRONOUS)
-		ready &= SYNCHRONOUS;
-	sig = __builtin_ctzll(ready) + 1;
-	memset(info, 0, sizeof(*info));
-	*why = NULL;
-	list_for_each_entry(q, &sh->queue, list) {
+	if (!(p->signal & sigmask(sig)))
+		return false;
+	list_for_each_entry(q, &p->list, list) {
 		if (q->info.si_signo != sig)
 			continue;
-		if (!found) {
-			found = q;
-			continue;
+		if (found) {
+			more = true;
+			break;
 		}
-		break;	/* another instance stays queued: keep the bit */
+		found = q;
 	}
-	if (found && &q->list == &sh->queue)
-		sh->pending &= ~sigmask(sig);
-	else if (!found)
-		sh->pending &= ~sigmask(sig);
+	if (!more)
+		p->signal &= ~sigmask(sig);
 	if (found) {
 		*info = found->info;
 		*why = found->why;
@@ -295,15 +493,41 @@ static int dequeue_signal(struct task *t, siginfo_t *info, const char **why)
 		info->si_signo = sig;
 		info->si_code = SI_KERNEL;
 	}
+	return true;
+}
+
+/* The lowest signal in ready, synchronous faults first. */
+static int next_signal(u64 ready)
+{
+	if (ready & SYNCHRONOUS)
+		ready &= SYNCHRONOUS;
+	return ready ? __builtin_ctzll(ready) + 1 : 0;
+}
+
+/* The next signal to deliver: the thread's own first, then the process's. */
+static int dequeue_signal(struct task *t, siginfo_t *info, const char **why)
+{
+	struct sighand_struct *sh = t->sighand;
+	int sig;
+
+	lockdep_assert_held(&sh->siglock);
+	memset(info, 0, sizeof(*info));
+	*why = NULL;
+	sig = next_signal(t->pending.signal & ~t->blocked);
+	if (!sig || !dequeue_from(sh, &t->pending, sig, info, why)) {
+		sig = next_signal(sh->shared_pending.signal & ~t->blocked);
+		if (sig)
+			dequeue_from(sh, &sh->shared_pending, sig, info, why);
+	}
 	recalc_sigpending(t);
 	return sig;
 }
 
 /* ---- delivery ---- */
 
-static bool on_sig_stack(const struct sighand_struct *sh, u64 sp)
+static bool on_sig_stack(const struct task *t, u64 sp)
 {
-	const stack_t *ss = &sh->altstack;
+	const stack_t *ss = &t->sas;
 
 	return !(ss->ss_flags & SS_DISABLE) && sp > ss->ss_sp && sp - ss->ss_sp <= ss->ss_size;
 }
@@ -312,15 +536,19 @@ __attribute__((noreturn)) static void sig_fatal(int sig, const siginfo_t *info, 
 						 const struct pt_regs *regs)
 {
 	struct task *t = current;
+	bool quiet = sig == SIGKILL && (__atomic_load_n(&t->sighand->group_exit, __ATOMIC_ACQUIRE) ||
+					t->sighand->exec_task);
 
+	if (quiet)		/* another thread's exit_group or execve: no news */
+		do_group_exit(W_EXITCODE(0, sig));
 	if (why)
 		pr_warn("pid %d (%s): killed by signal %d: %s at %#lx, ip %#lx\n",
-			t->tid, t->comm, sig, why, (unsigned long)info->f.fault.addr,
+			t->tgid, t->comm, sig, why, (unsigned long)info->f.fault.addr,
 			(unsigned long)regs->rip);
 	else
-		pr_warn("pid %d (%s): killed by signal %d\n", t->tid, t->comm, sig);
+		pr_warn("pid %d (%s): killed by signal %d\n", t->tgid, t->comm, sig);
 	t->exit_signal = sig;
-	do_exit(W_EXITCODE(0, sig));
+	do_group_exit(W_EXITCODE(0, sig));	/* every thread of the process ends */
 }
 
 #define FIX_EFLAGS	0x50dd5UL	/* CF PF AF ZF SF TF DF OF RF AC: the user's to change */
@@ -346,15 +574,14 @@ static void fill_sigcontext(struct sigcontext *sc, const struct pt_regs *regs, u
 static int setup_rt_frame(int sig, const siginfo_t *info, const struct k_sigaction *ka,
 			  u64 oldmask, struct pt_regs *regs)
 {
-	struct sighand_struct *sh = current->sighand;
 	struct rt_sigframe f;
 	u64 sp = regs->rsp, fp, frame;
-	bool on_alt = on_sig_stack(sh, sp);
+	bool on_alt = on_sig_stack(current, sp);
 
 	if (!(ka->flags & SA_RESTORER))
 		return -EFAULT;		/* x86-64 has no default return path: Linux refuses too */
-	if ((ka->flags & SA_ONSTACK) && !(sh->altstack.ss_flags & SS_DISABLE) && !on_alt)
-		sp = sh->altstack.ss_sp + sh->altstack.ss_size;
+	if ((ka->flags & SA_ONSTACK) && !(current->sas.ss_flags & SS_DISABLE) && !on_alt)
+		sp = current->sas.ss_sp + current->sas.ss_size;
 	else
 		sp -= 128;		/* the red zone */
 	fp = (sp - 512) & ~63UL;
@@ -363,7 +590,7 @@ static int setup_rt_frame(int sig, const siginfo_t *info, const struct k_sigacti
 	memset(&f, 0, sizeof(f));
 	f.pretcode = ka->restorer;
 	f.uc.uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
-	f.uc.uc_stack = sh->altstack;
+	f.uc.uc_stack = current->sas;
 	if (on_alt)
 		f.uc.uc_stack.ss_flags = SS_ONSTACK;
 	fill_sigcontext(&f.uc.uc_mcontext, regs, oldmask, info, fp);
@@ -377,8 +604,8 @@ static int setup_rt_frame(int sig, const siginfo_t *info, const struct k_sigacti
 	    copy_to_user((void *)frame, &f, sizeof(f)))
 		return -EFAULT;
 
-	if (sh->altstack.ss_flags & SS_AUTODISARM)
-		sh->altstack = (stack_t){ .ss_flags = SS_DISABLE };
+	if (current->sas.ss_flags & SS_AUTODISARM)
+		current->sas = (stack_t){ .ss_flags = SS_DISABLE };
 	regs->rip = ka->handler;
 	regs->rsp = frame;
 	regs->rdi = (u64)sig;
@@ -523,10 +750,8 @@ long sys_rt_sigaction(u64 sig, u64 uact, u64 uoact, u64 sigsetsize, u64 a4, u64 
 		act.mask &= ~UNBLOCKABLE;
 		sh->action[sig - 1] = act;
 		/* A signal now ignored is discarded, even while pending (POSIX). */
-		if (sig_ignored(sh, (int)sig)) {
-			flush_sigqueue_mask(sh, sigmask(sig));
-			recalc_sigpending(current);
-		}
+		if (sig_ignored(sh, (int)sig))
+			flush_signals_everywhere(sh, sigmask(sig));
 	}
 	unlock_sighand(sh, flags);
 	if (uoact && copy_to_user((void *)uoact, &old, sizeof(old)))
@@ -576,7 +801,7 @@ long sys_rt_sigpending(u64 uset, u64 sigsetsize, u64 a2, u64 a3, u64 a4, u64 a5)
 
 	if (sigsetsize > 8)
 		return -EINVAL;
-	set = current->sighand->pending & current->blocked;
+	set = (current->pending.signal | current->sighand->shared_pending.signal) & current->blocked;
 	if (copy_to_user((void *)uset, &set, sigsetsize))
 		return -EFAULT;
 	return 0;
@@ -657,10 +882,9 @@ bad:
 
 long sys_sigaltstack(u64 uss, u64 uoss, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	struct sighand_struct *sh = current->sighand;
 	u64 sp = ((struct pt_regs *)current->user_regs)->rsp;
-	bool on = on_sig_stack(sh, sp);
-	stack_t old = sh->altstack, ss;
+	bool on = on_sig_stack(current, sp);
+	stack_t old = current->sas, ss;
 
 	if (uss) {
 		int mode;
@@ -678,7 +902,7 @@ long sys_sigaltstack(u64 uss, u64 uoss, u64 a2, u64 a3, u64 a4, u64 a5)
 		} else if (ss.ss_size < MINSIGSTKSZ) {
 			return -ENOMEM;
 		}
-		sh->altstack = (stack_t){ .ss_sp = ss.ss_sp, .ss_size = ss.ss_size,
+		current->sas = (stack_t){ .ss_sp = ss.ss_sp, .ss_size = ss.ss_size,
 					  .ss_flags = mode == SS_DISABLE ? SS_DISABLE :
 						      (ss.ss_flags & (int)SS_AUTODISARM) };
 	}

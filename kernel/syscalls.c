@@ -116,21 +116,32 @@ static long sys_munmap(u64 addr, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)
 
 /* ---- the process ---- */
 
+/* exit ends the calling thread; exit_group (what libc's exit calls) the process. */
 static long sys_exit(u64 code, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	do_exit(W_EXITCODE((int)code, 0));
 }
 
+static long sys_exit_group(u64 code, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	do_group_exit(W_EXITCODE((int)code, 0));
+}
+
 static long sys_getpid(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return current->tgid;
+}
+
+static long sys_gettid(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	return current->tid;
 }
 
 static long sys_getppid(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	struct task *p = current->parent;
+	struct task *p = current->group_leader->parent;
 
-	return p ? p->tid : 0;	/* 0: started by the kernel, or orphaned */
+	return p ? p->tgid : 0;	/* 0: started by the kernel, or orphaned */
 }
 
 /* getuid, geteuid, getgid, getegid: every process runs as root. */
@@ -177,7 +188,7 @@ static long sys_prlimit64(u64 pid, u64 resource, u64 unew, u64 uold, u64 a4, u64
 
 	if (resource >= RLIM_NLIMITS)
 		return -EINVAL;
-	if (pid && pid != (u64)current->tid)
+	if (pid && pid != (u64)current->tgid && pid != (u64)current->tid)
 		return -ESRCH;
 	if (unew)
 		return -EPERM;
@@ -461,11 +472,11 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[110] = sys_getppid,
 	[158] = sys_arch_prctl,
 	[169] = sys_reboot,
-	[186] = sys_getpid,		/* gettid: one thread per process */
+	[186] = sys_gettid,
 	[217] = sys_getdents64,
 	[218] = sys_set_tid_address,
 	[228] = sys_clock_gettime,
-	[231] = sys_exit,		/* exit_group */
+	[231] = sys_exit_group,
 	[247] = sys_waitid,
 	[257] = sys_openat,
 	[262] = sys_newfstatat,

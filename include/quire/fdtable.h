@@ -16,6 +16,7 @@ struct inode;
 struct task;
 
 struct files_struct {
+	int count;			/* tasks sharing it (CLONE_FILES threads); atomic */
 	spinlock_t lock;
 	struct file *fd[NR_OPEN_MAX];
 	u64 cloexec[NR_OPEN_MAX / 64];
@@ -24,8 +25,12 @@ struct files_struct {
 
 /* A table with 0, 1 and 2 open on path (the console). NULL on failure. */
 struct files_struct *files_alloc_console(const char *path);
+/* A copy for a new process (fork): the same open files, one more reference each. */
 struct files_struct *files_dup(struct files_struct *old);
-void files_free(struct files_struct *files);
+/* Share with a new thread (CLONE_FILES). */
+struct files_struct *files_get(struct files_struct *files);
+/* Drop a reference; the last one closes every descriptor. */
+void files_put(struct files_struct *files);
 void files_close_on_exec(struct files_struct *files);
 
 /* The lowest free descriptor >= min for f (taking the caller's reference), or -EMFILE. */

@@ -45,6 +45,8 @@ void syscall_init(void);
 __attribute__((noreturn)) void enter_user_mode(unsigned long rip, unsigned long rsp);
 /* Set up a forked child's kernel stack to return to user mode like its parent. */
 void arch_fork_frame(struct task *child, const struct task *parent);
+/* A new thread's user stack pointer (clone's stack argument), after arch_fork_frame. */
+void arch_set_user_sp(struct task *child, u64 sp);
 
 /* The live FPU/SSE registers to or from a 16-byte aligned fxsave image (preemption off). */
 void fpu_save_current(void *buf);

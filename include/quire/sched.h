@@ -21,6 +21,7 @@
 #include <quire/atomic.h>
 #include <quire/percpu.h>
 #include <quire/preempt.h>
+#include <quire/sigaltstack.h>
 
 #define TASK_RUNNING		0
 #define TASK_INTERRUPTIBLE	1
@@ -44,7 +45,9 @@ struct task {
 	bool on_cpu;			/* running (or switching out) on some CPU */
 	cpumask_t cpus_allowed;
 	struct list_head run_list;
-	int tid;
+	int tid;			/* the thread's id (gettid) */
+	int tgid;			/* its process's id (getpid): the group leader's tid */
+	struct task *group_leader;	/* the process's first thread (itself when single) */
 	char comm[TASK_COMM_LEN];
 	void *stack;			/* KERNEL_STACK_SIZE bytes */
 	int (*fn)(void *arg);
@@ -63,20 +66,30 @@ struct task {
 	struct mm_struct *mm;
 	u64 fs_base;			/* the user's FS base (TLS), set by arch_prctl */
 	int exit_signal;		/* the signal that killed it, or 0 */
-	int *clear_child_tid;		/* set_tid_address (recorded only: no threads yet) */
+	int *clear_child_tid;		/* set_tid_address: zeroed and futex-woken at thread exit */
 	int *set_child_tid;		/* CLONE_CHILD_SETTID: written once, in schedule_tail */
-	/* Process relations (kernel/fork.c, kernel/exit.c), under process_lock. */
+	/*
+	 * Process relations (kernel/fork.c), under process_lock. They are
+	 * the group leader's: a process's children hang off its leader,
+	 * whichever thread forked them, and only leaders are on process_list.
+	 */
 	struct task *parent;		/* NULL: started by the kernel, or orphaned */
 	struct list_head children;
-	struct list_head sibling;	/* in the parent's children */
+	struct list_head sibling;	/* in the parent's children; a thread: the reap list */
 	struct list_head process_node;	/* in the list kill searches, from exec or fork to exit */
 	bool autoreap;			/* nobody will wait: the reaper joins it */
-	bool exiting;			/* do_exit has run: a zombie for wait4 */
+	bool exiting;			/* the whole process has exited: a zombie for wait4 */
+	struct list_head thread_node;	/* in sighand->threads, under its siglock, until exit */
 	void *user_regs;		/* the struct pt_regs of the system call in progress */
 	struct files_struct *files;	/* open files and cwd (user processes) */
 	/* Signals (kernel/signal.c, include/quire/signal.h). */
 	struct sighand_struct *sighand;	/* actions, pending signals, the lock; user tasks only */
 	u64 blocked;			/* blocked signals (rt_sigprocmask); inherited by fork */
+	struct sigpending {
+		u64 signal;		/* bit sig-1: at least one queued */
+		struct list_head list;	/* struct sigqueue, oldest first */
+	} pending;			/* this thread's own: faults, tkill, SIGKILL of a group exit */
+	struct k_sigaltstack sas;	/* sigaltstack (per thread); ss_flags SS_DISABLE when none */
 	u64 saved_sigmask;		/* rt_sigsuspend's mask to restore once a handler runs */
 	bool restore_sigmask;
 	volatile bool sigpending;	/* an unblocked signal waits: look at the next return to user */

@@ -6,9 +6,8 @@
  * way back to user mode (exit_to_user_mode): the default action (ignore or
  * terminate), or a handler entered on Linux's rt_sigframe.
  *
- * Quire has one thread per process so far: the process's pending set is
- * the thread's. When threads come, per-thread and shared pending sets
- * split here.
+ * A thread has its own pending set (faults, tkill) beside the process's
+ * shared one (kill); delivery takes the thread's first.
  */
 #ifndef QUIRE_SIGNAL_H
 #define QUIRE_SIGNAL_H
@@ -20,13 +19,23 @@
 
 struct pt_regs;
 
+/*
+ * A process's signal state, shared by its threads (Linux splits it into
+ * signal_struct and sighand_struct; Quire's CLONE_SIGHAND always comes
+ * with CLONE_THREAD, so one structure serves). Everything but count is
+ * under siglock, taken with interrupts off.
+ */
 struct sighand_struct {
+	int count;			/* tasks pointing here (atomic); freed at 0 */
 	spinlock_t siglock;
 	struct k_sigaction action[_NSIG];
-	u64 pending;			/* bit sig-1: at least one queued */
-	struct list_head queue;		/* struct sigqueue, oldest first */
-	int nr_queued;
-	stack_t altstack;		/* sigaltstack; ss_flags SS_DISABLE when none */
+	struct sigpending shared_pending;	/* kill(): for whichever thread can take it */
+	int nr_queued;			/* queued entries, every pending set of the process */
+	struct list_head threads;	/* live threads, by task->thread_node */
+	int nr_threads;
+	bool group_exit;		/* exit_group or a fatal signal: every thread goes */
+	int group_exit_code;		/* the process's wait status, once group_exit */
+	struct task *exec_task;		/* a thread in execve, killing the others */
 };
 
 /* Whether an unblocked signal waits (a sleep that can be interrupted ends). */
@@ -35,14 +44,31 @@ static inline bool signal_pending(struct task *t)
 	return __atomic_load_n(&t->sigpending, __ATOMIC_ACQUIRE);
 }
 
-/* A new task's signal state: a copy of parent's actions (fork), or defaults. */
+/* A new process's signal state: a copy of parent's actions (fork), or defaults. */
 int copy_sighand(struct task *child, const struct task *parent);
+/* A new thread joins creator's process (CLONE_THREAD): 0, or -ERESTARTNOINTR if it is dying. */
+int share_sighand(struct task *thread, struct task *creator);
+/* At thread exit: leave the thread list. Returns whether it was the last thread. */
+bool sighand_leave_group(struct task *t);
+/* The wait status of a dead process: the group exit's, or the leader's own. */
+int group_exit_status(struct task *leader, int own_status);
+/* When the task is freed: drop its reference (the last frees the structure). */
 void free_sighand(struct task *t);
 /* exec: handlers go back to SIG_DFL (ignored signals stay ignored), no altstack. */
 void flush_signal_handlers(struct task *t);
 
-/* Queue sig for t, from user space (kill: si_code SI_USER, the sender's pid). */
+/* Queue sig for t's process, from user space (kill: si_code SI_USER, the sender's pid). */
 int send_sig(int sig, struct task *t, int si_code);
+/*
+ * kill/tkill by id: find thread tid among leader's threads and queue sig
+ * for its process, or with to_thread for that thread alone; sig 0 only
+ * checks. -ESRCH when no live thread of the process has that id.
+ */
+int send_sig_in_group(struct task *leader, int tid, int sig, int si_code, bool to_thread);
+/* execve: end every other thread (-ENOSYS from a thread but the first). */
+int de_thread(struct task *t);
+/* exit_group and fatal signals: SIGKILL the other threads, then exit with status. */
+__attribute__((noreturn)) void do_group_exit(int status);
 /*
  * A synchronous fault: queue sig with si_code and si_addr for the current
  * task, unblocking it and resetting an ignoring action (as Linux's

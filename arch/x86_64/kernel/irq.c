@@ -81,9 +81,12 @@ void handle_irq(struct pt_regs *regs)
 		pr_warn("CPU %d: unexpected interrupt on vector %u; ignored\n", pc->cpu, v);
 	lapic_eoi();
 	pc->irq_depth--;
-	/* Preempt the interrupted code if it allows it and someone is waiting. */
-	if (pc->need_resched && pc->irq_depth == 0 && (regs->rflags & X86_EFLAGS_IF) &&
-	    !user_mode(regs))
+	/*
+	 * Preempt the interrupted code if it allows it and someone is waiting:
+	 * kernel code with preemption on, or a user thread (which would
+	 * otherwise keep its CPU for as long as it spins in user mode).
+	 */
+	if (pc->need_resched && pc->irq_depth == 0 && (regs->rflags & X86_EFLAGS_IF))
 		preempt_schedule_irq();
 }
 

@@ -131,6 +131,13 @@ void syscall_init(void)
  * whose return address is ret_from_fork. The child also inherits the
  * parent's FPU registers and TLS base.
  */
+void arch_set_user_sp(struct task *child, u64 sp)
+{
+	struct pt_regs *regs = (struct pt_regs *)((u8 *)child->stack + KERNEL_STACK_SIZE) - 1;
+
+	regs->rsp = sp;
+}
+
 void arch_fork_frame(struct task *child, const struct task *parent)
 {
 	extern char ret_from_fork[];

@@ -6,6 +6,7 @@
 #define QUIRE_UAPI_SIGNAL_H
 
 #include <quire/types.h>
+#include <quire/sigaltstack.h>
 
 #define SIGHUP		1
 #define SIGINT		2
@@ -95,12 +96,7 @@ struct k_sigaction {
 	u64 mask;
 };
 
-typedef struct {
-	u64 ss_sp;
-	int ss_flags;
-	int __pad;
-	u64 ss_size;
-} stack_t;
+typedef struct k_sigaltstack stack_t;
 
 struct sigcontext {
 	u64 r8, r9, r10, r11, r12, r13, r14, r15;
