@@ -83,13 +83,18 @@ static bool vma_allows(const struct vm_area_struct *vma, unsigned int flags)
 	return vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC);
 }
 
-/* Grow a stack VMA down to cover addr, within the stack limit. */
+/*
+ * Grow a stack VMA down to cover addr, within the stack limit. It changes
+ * the VMA's bounds, so mmap_lock is held for writing (as Linux 6.12): two
+ * threads faulting below the stack at once must not both move vm_start.
+ */
 static struct vm_area_struct *expand_stack(struct mm_struct *mm, unsigned long addr)
 {
 	struct vm_area_struct *vma = find_vma(mm, addr);
 	struct vm_area_struct *prev;
 	unsigned long start = ALIGN_DOWN(addr, PAGE_SIZE);
 
+	mmap_assert_write_locked(mm);
 	if (!vma || !(vma->vm_flags & VM_GROWSDOWN) || addr >= vma->vm_start)
 		return vma && addr >= vma->vm_start ? vma : NULL;
 	if (vma->vm_end - start > STACK_SIZE_MAX)
@@ -462,8 +467,15 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 		return -EFAULT;
 	down_read(&mm->mmap_lock);
 	vma = find_vma(mm, addr);
-	if (vma && addr < vma->vm_start)
-		vma = expand_stack(mm, addr);	/* (under the read lock: one thread per mm for now) */
+	if (vma && addr < vma->vm_start && (vma->vm_flags & VM_GROWSDOWN)) {
+		/* Stack growth: retake the lock for writing, then look again from scratch. */
+		up_read(&mm->mmap_lock);
+		down_write(&mm->mmap_lock);
+		expand_stack(mm, addr);
+		up_write(&mm->mmap_lock);
+		down_read(&mm->mmap_lock);
+		vma = find_vma(mm, addr);
+	}
 	if (!vma || addr < vma->vm_start) {
 		up_read(&mm->mmap_lock);
 		return -EFAULT;		/* nothing mapped there: SEGV_MAPERR */

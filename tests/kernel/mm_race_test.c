@@ -5,7 +5,8 @@
  *   - both write-fault the same empty 2 MiB range (one gets the THP or
  *     installs the PTE table, the other maps into it or backs off);
  *   - a fault races munmap of the range;
- *   - a write fault races split_huge_pmd of the PMD it faults on.
+ *   - a write fault races split_huge_pmd of the PMD it faults on;
+ *   - two faults below a stack VMA grow it at once.
  * After each round: no fault failed that should not have, every page holds
  * what was written, mm_verify() is clean; after the case every page is back
  * (thpt_end). The threads meet at a spin barrier right before the racing
@@ -315,6 +316,59 @@ static bool walk_nothing(struct folio *folio, struct vm_area_struct *vma, unsign
 	return true;
 }
 
+/* ---- 4. two threads grow one stack ---- */
+
+/*
+ * A one-page VM_GROWSDOWN VMA at the top of the area; at every block
+ * both threads fault just below it (thread 0 one page, thread 1 the next),
+ * so each round moves vm_start down 2 * BLOCKS pages, two faults racing
+ * for every move. Growth takes mmap_lock for writing: without it the two
+ * would both lower vm_start and vm_pgoff, and the VMA's pgoff would no
+ * longer match its start (mm_verify) or a page would land outside it.
+ */
+#define RACE_STACK_TOP	(AREA + 512 * SZ_2M)
+
+static void fault_below_stack(struct race *r, int me, unsigned long block)
+{
+	unsigned long b = (block - r->addr) / SZ_2M;
+
+	fault_and_mark(r, me, RACE_STACK_TOP - (2 * b + me + 2) * PAGE_SIZE);
+}
+
+static void two_threads_grow_one_stack(struct ktest *t)
+{
+	struct thp_ctx c;
+	struct race r;
+	int cpus[2];
+
+	race_begin(t, &c, &r, cpus, fault_below_stack, fault_below_stack);
+	CHECK(t, r.mm != NULL);
+	for (r.round = 0; more_rounds(&r); r.round++) {
+		unsigned long low = RACE_STACK_TOP - (2 * BLOCKS + 1) * PAGE_SIZE;
+		struct vm_area_struct *vma;
+		int err;
+
+		down_write(&r.mm->mmap_lock);
+		err = insert_vma(r.mm, RACE_STACK_TOP - PAGE_SIZE, RACE_STACK_TOP,
+				 VM_READ | VM_WRITE | VM_GROWSDOWN);
+		up_write(&r.mm->mmap_lock);
+		CHECK_EQ(t, err, 0);
+		run_round(t, &r, cpus);
+		CHECK_EQ(t, r.failed[0] + r.failed[1], 0);
+		vma = find_vma(r.mm, RACE_STACK_TOP - 1);
+		CHECK(t, vma != NULL);
+		KEXPECT_EQ(t, vma->vm_start, low);	/* one VMA, grown by every fault */
+		KEXPECT_EQ(t, vma->vm_end, RACE_STACK_TOP);
+		for (unsigned long a = low; a < RACE_STACK_TOP - PAGE_SIZE; a += PAGE_SIZE)
+			KEXPECT_EQ(t, thpt_pattern_mismatches(r.mm, a, PAGE_SIZE, 1), 0);
+		CHECK_EQ(t, mm_verify(), 0);
+		CHECK_EQ(t, thpt_unmap(r.mm, low, RACE_STACK_TOP - low), 0);
+	}
+	report_overlap(&r);
+out:
+	thpt_end(t, &c);
+}
+
 #if defined(DEBUG_LOCKS) && defined(DEBUG_MM)
 #define ASSERTS() atomic_read(&lock_debug_counts.assert_not_held)
 
@@ -411,4 +465,5 @@ KTEST_SUITE(mm_race,
 	    KTEST_CASE(two_faults_on_one_empty_block),
 	    KTEST_CASE(fault_races_munmap),
 	    KTEST_CASE(write_fault_races_split_huge_pmd),
+	    KTEST_CASE(two_threads_grow_one_stack),
 	    KTEST_CASE(lock_assertions_fire));

@@ -89,6 +89,11 @@ KEYS = {'host': COMMON_KEYS, 'cmd': COMMON_KEYS,
         'qemu': COMMON_KEYS | {'firmware', 'topology', 'cmdline', 'kernel', 'initrd', 'check', 'mce'}}
 PANIC_MARK = 'Kernel panic - not syncing'
 TRACE_MARK = 'Call Trace:'
+# What the kernel prints when its own checks catch a bug that does not stop
+# it (lock debugging, bad page state, mm_verify of a dying mm). ktest jobs
+# provoke some on purpose and check them case by case; in any other boot
+# (a user program under init), one is a failure of the job.
+KERNEL_BUG_MARK = re.compile(r'\bBUG: |failed mm_verify')
 MAX_DIAG = 40      # diagnostic lines kept per test case
 TAIL = 20          # log lines shown for timeouts and other abnormal ends
 
@@ -621,6 +626,8 @@ def evaluate(job, rc, timed_out, text, log_path='', error='', checks=()):
         if (ktap.failed - vanished.failed > 0) != (rc != 0):
             disagree = (f'exit status {rc} disagrees with KTAP '
                         f'({"all ok" if not ktap.failed else f"{ktap.failed} failed"})')
+    bugs = [l for l in lines if KERNEL_BUG_MARK.search(l)] \
+        if guest and 'ktest=' not in job.opts.get('cmdline', '') else []
     min_cases = int(job.opts.get('min_cases', 0))
     too_few = (f'{reported} test cases reported, the plan expects at least {min_cases}'
                if reported < min_cases and not problem else '')
@@ -636,6 +643,9 @@ def evaluate(job, rc, timed_out, text, log_path='', error='', checks=()):
         out.failed += 1
     if too_few:
         out.report.append(f'FAIL  {job.name}: {too_few}')
+        out.failed += 1
+    if bugs:
+        out.report.append(f'FAIL  {job.name}: the kernel reported {len(bugs)} bug(s): {bugs[0].strip()}')
         out.failed += 1
     for name, mismatches in checks:
         if mismatches:

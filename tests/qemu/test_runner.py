@@ -411,6 +411,18 @@ class HolesTest(unittest.TestCase):
         self.assertEqual((o.cls, o.failed), ('killed', 1))
         self.assertIn('FAIL  vm: a program was killed by signal 11 (exit 139)', o.report)
 
+    def test_kernel_bug_report_fails_a_program_job(self):
+        bug = '[ 1.0] BUG: lock not held: spinlock &sh->siglock at kernel/signal.c:77\n'
+        o = runner.evaluate(self.job(cmdline='init=/tests/x'), 0, False, ALL_PASS + bug)
+        self.assertEqual(o.failed, 1)
+        self.assertIn('the kernel reported 1 bug(s)', '\n'.join(o.report))
+        o = runner.evaluate(self.job(cmdline='init=/tests/x'), 0, False,
+                            ALL_PASS + 'process: mm 0xffff failed mm_verify at exit\n')
+        self.assertEqual(o.failed, 1)
+        # ktest suites provoke reports on purpose and judge them themselves.
+        o = runner.evaluate(self.job(cmdline='ktest=boot,traps'), 0, False, ALL_PASS + bug)
+        self.assertEqual(o.failed, 0)
+
     def test_high_status_fails(self):
         for rc in (128, 200, 255):
             o = runner.evaluate(self.job(), rc, False, ALL_PASS)

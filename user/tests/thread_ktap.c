@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -381,6 +382,113 @@ static void case_fork_and_exec(const char *self)
 	ktap_report("fork_and_execve_with_threads", NULL);
 }
 
+/* ---- 7: one address space, many threads changing it at once ---- */
+
+#define STRESS_ROUNDS 60
+#define PAGE 4096
+
+static atomic_int stress_errors, stress_go;
+static char *shared_area;		/* NTHREADS * 64 pages, written by all */
+static unsigned long stack_low;		/* the main stack VMA's start */
+
+/* The [stack] line of /proc/self/smaps: its start address, or 0. */
+static unsigned long stack_vma_start(void)
+{
+	char line[256];
+	unsigned long lo = 0, hi;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	fclose(f);
+	return lo;
+}
+
+static void *mm_stress(void *arg)
+{
+	long id = (long)arg;
+
+	while (!atomic_load(&stress_go))
+		;
+	/* Grow the first thread's stack from here, all threads at once. */
+	for (int k = 0; k < 8; k++) {
+		volatile long *p = (long *)(stack_low - (unsigned long)(k * NTHREADS + id + 1) * PAGE);
+
+		*p = id * 100 + k;
+	}
+	for (int r = 0; r < STRESS_ROUNDS; r++) {
+		size_t len = 16 * PAGE;
+		char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED) {
+			atomic_fetch_add(&stress_errors, 1);
+			continue;
+		}
+		for (size_t o = 0; o < len; o += PAGE)
+			m[o] = (char)(id + r + o / PAGE);
+		mprotect(m, len / 2, PROT_READ);
+		if (r % 4 == 0)
+			madvise(m + len / 2, PAGE, MADV_DONTNEED);	/* that page reads zero again */
+		for (size_t o = 0; o < len; o += PAGE) {
+			char want = o == len / 2 && r % 4 == 0 ? 0 : (char)(id + r + o / PAGE);
+
+			if (m[o] != want)
+				atomic_fetch_add(&stress_errors, 1);
+		}
+		munmap(m, len);
+		/* Interleaved pages of one shared area: faults on neighbouring PTEs. */
+		for (int k = 0; k < 64; k++)
+			shared_area[(size_t)(k * NTHREADS + id) * PAGE + r] = (char)(id + 1);
+		if (id == 0 && r % 10 == 0) {		/* fork while the others fault */
+			pid_t pid = fork();
+
+			if (pid == 0)
+				_exit(shared_area[(size_t)NTHREADS * PAGE] == 1 ? 0 : 1);
+			if (pid < 0 || wait_child(pid) != 0)
+				atomic_fetch_add(&stress_errors, 1);
+		}
+	}
+	return NULL;
+}
+
+static void case_mm_stress(void)
+{
+	pthread_t th[NTHREADS];
+	unsigned long low;
+
+	shared_area = mmap(NULL, (size_t)NTHREADS * 64 * PAGE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(shared_area != MAP_FAILED);
+	shared_area[(size_t)NTHREADS * PAGE] = 1;	/* read by the fork children */
+	stack_low = stack_vma_start();
+	CHECK(stack_low != 0);
+	for (long i = 0; i < NTHREADS; i++)
+		CHECK(pthread_create(&th[i], NULL, mm_stress, (void *)i) == 0);
+	atomic_store(&stress_go, 1);
+	for (int i = 0; i < NTHREADS; i++)
+		CHECK(pthread_join(th[i], NULL) == 0);
+	CHECK(atomic_load(&stress_errors) == 0);
+	for (long id = 0; id < NTHREADS; id++)
+		for (int k = 0; k < 8; k++)
+			CHECK(*(long *)(stack_low - (unsigned long)(k * NTHREADS + id + 1) * PAGE) ==
+			      id * 100 + k);
+	low = stack_vma_start();
+	CHECK(low != 0 && low <= stack_low - 8 * NTHREADS * PAGE);	/* one VMA grew down */
+	for (long id = 0; id < NTHREADS; id++)
+		for (int k = 0; k < 64; k++)
+			for (int r = 0; r < STRESS_ROUNDS; r++)
+				if (shared_area[(size_t)(k * NTHREADS + id) * PAGE + r] != (char)(id + 1)) {
+					CHECK(!"shared area byte lost");
+					k = 64;
+					break;
+				}
+	munmap(shared_area, (size_t)NTHREADS * 64 * PAGE);
+	ktap_report("mm_stress_faults_mmap_mprotect_fork_and_stack_growth", NULL);
+}
+
 int main(int argc, char **argv)
 {
 	/* Probes run in a fresh exec (a fork child of a threaded musl program has no tid word). */
@@ -398,12 +506,13 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "exec-probe") == 0)
 		return getpid() == my_tid() ? 42 : 1;	/* alone, as the process's first thread */
-	ktap_begin("thread", 6);
+	ktap_begin("thread", 7);
 	case_create_join_ids();
 	case_shared_memory_and_cpus();
 	case_raw_clone_tid_words();
 	case_process_ends(argv[0]);
 	case_signals();
 	case_fork_and_exec(argv[0]);
+	case_mm_stress();
 	return ktap_finish();
 }
