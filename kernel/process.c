@@ -8,6 +8,7 @@
 #include <quire/process.h>
 #include <quire/mmap.h>
 #include <quire/fdtable.h>
+#include <quire/futex.h>
 #include <quire/slab.h>
 #include <quire/string.h>
 #include <quire/printk.h>
@@ -119,6 +120,7 @@ void do_exit(int status)
 		t->arg = NULL;
 	}
 	if (mm) {
+		futex_exit_robust_list();	/* in the address space it is about to leave */
 		preempt_disable();
 		t->mm = NULL;
 		arch_load_kernel_pgd();
