@@ -452,6 +452,7 @@ int exec_image(const char *filename, const void *elf, size_t size,
 	if (t->files)
 		files_close_on_exec(t->files);	/* past the point of no return, as on Linux */
 	flush_signal_handlers(t);
+	t->robust_list = 0;	/* it pointed into the old image (Linux walks it first: docs/futex.md) */
 	process_list_add(t);
 	if (old)
 		mmput(old);

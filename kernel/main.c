@@ -14,6 +14,7 @@
 #include <quire/printk.h>
 #include <quire/time.h>
 #include <quire/process.h>
+#include <quire/futex.h>
 #include <quire/fs.h>
 #include <quire/numa.h>
 #include <quire/mm.h>
@@ -146,6 +147,7 @@ void start_kernel(void)
 		slab_print_stats();
 	}
 	console_echo_run();		/* echo_console=1 only */
+	futex_init();			/* before any process can wait */
 	vfs_init();			/* the root file system and /dev */
 	initrd_unpack();		/* the boot module's files into it */
 

@@ -10,6 +10,7 @@
 #include <quire/fdtable.h>
 #include <quire/signal.h>
 #include <quire/uaccess.h>
+#include <quire/futex.h>
 #include <quire/slab.h>
 #include <quire/string.h>
 #include <quire/printk.h>
@@ -122,8 +123,9 @@ static void exit_clear_child_tid(struct task *t, struct mm_struct *mm)
 
 	if (!t->clear_child_tid || atomic_read(&mm->mm_users) <= 1)
 		return;
-	/* A fault is ignored, as Linux does; the futex wake joins here with futex(2). */
-	(void)copy_to_user(t->clear_child_tid, &zero, sizeof(zero));
+	/* A fault is ignored, as Linux does (a shared futex wake, as Linux's). */
+	if (copy_to_user(t->clear_child_tid, &zero, sizeof(zero)) == 0)
+		futex_wake((u32 *)t->clear_child_tid, false, 1, FUTEX_BITSET_MATCH_ANY);
 	t->clear_child_tid = NULL;
 }
 
@@ -136,9 +138,10 @@ void do_exit(int status)
 		free_spawn_args(t->arg);
 		t->arg = NULL;
 	}
-	if (mm)
-		exit_clear_child_tid(t, mm);
 	if (mm) {
+		/* In the address space it is about to leave, in Linux's order. */
+		futex_exit_robust_list();
+		exit_clear_child_tid(t, mm);
 		preempt_disable();
 		t->mm = NULL;
 		arch_load_kernel_pgd();

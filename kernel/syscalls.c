@@ -3,7 +3,8 @@
  * r10, r8, r9, the result (or -errno) in rax. docs/syscalls.md lists each
  * call and its status. A number without an entry returns -ENOSYS and is
  * logged once.
- * The file calls are in kernel/fs_syscalls.c, fork/wait4/kill in kernel/fork.c.
+ * The file calls are in kernel/fs_syscalls.c, fork/wait4/kill in kernel/fork.c,
+ * futex and the robust-list calls in kernel/futex.c.
  */
 #define pr_fmt(fmt) "syscall: " fmt
 #include <quire/process.h>
@@ -28,7 +29,7 @@
 #include <asm/ptrace.h>
 #include <asm/cpu.h>
 
-#define NR_SYSCALLS 335
+#define NR_SYSCALLS 463	/* Linux 6.12 x86-64 numbers 0-462 (mseal is 462): clone3 (435) is in range */
 
 typedef long (*syscall_fn_t)(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5);
 
@@ -249,11 +250,6 @@ static long sys_getcpu(u64 ucpu, u64 unode, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
-struct kernel_timespec {
-	s64 tv_sec;
-	s64 tv_nsec;
-};
-
 static long sys_clock_gettime(u64 clock, u64 uts, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	u64 ns = ktime_get_ns();
@@ -379,15 +375,6 @@ static long sys_reboot(u64 magic1, u64 magic2, u64 cmd, u64 arg, u64 a4, u64 a5)
 	machine_power_off((int)arg);
 }
 
-/* Recorded for a future futex-based robust-list walk at exit (no threads yet). */
-static long sys_set_robust_list(u64 head, u64 len, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	if (len != 24)		/* sizeof(struct robust_list_head) */
-		return -EINVAL;
-	current->robust_list = head;
-	return 0;
-}
-
 /* Affinity of the caller (pid 0 or its own pid): Linux's byte masks. */
 static long sys_sched_setaffinity(u64 pid, u64 len, u64 umask, u64 a3, u64 a4, u64 a5)
 {
@@ -437,6 +424,7 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[130] = sys_rt_sigsuspend,
 	[131] = sys_sigaltstack,
 	[200] = sys_tkill,
+	[202] = sys_futex,
 	[234] = sys_tgkill,
 	[16] = sys_ioctl,
 	[17] = sys_pread64,
@@ -486,6 +474,7 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[203] = sys_sched_setaffinity,
 	[204] = sys_sched_getaffinity,
 	[273] = sys_set_robust_list,
+	[274] = sys_get_robust_list,
 	[302] = sys_prlimit64,
 	[238] = sys_set_mempolicy,
 	[239] = sys_get_mempolicy,

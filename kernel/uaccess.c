@@ -34,6 +34,15 @@ unsigned long copy_mc_to_user(void *udst, const void *src, size_t len)
 	return __copy_mc_to_user(udst, src, len);
 }
 
+int cmpxchg_user_u32(u32 *uaddr, u32 old, u32 new, u32 *found)
+{
+	if ((unsigned long)uaddr % sizeof(u32))
+		return -EINVAL;
+	if (!access_ok(uaddr, sizeof(u32)))
+		return -EFAULT;
+	return __cmpxchg_user_u32(uaddr, old, new, found);
+}
+
 long strncpy_from_user(char *dst, const char *usrc, long max)
 {
 	for (long i = 0; i < max; i++) {

@@ -49,6 +49,10 @@ long sys_rt_sigpending(SYSCALL_ARGS);
 long sys_rt_sigsuspend(SYSCALL_ARGS);
 long sys_sigaltstack(SYSCALL_ARGS);
 long sys_pause(SYSCALL_ARGS);
+/* kernel/futex.c */
+long sys_futex(SYSCALL_ARGS);
+long sys_set_robust_list(SYSCALL_ARGS);
+long sys_get_robust_list(SYSCALL_ARGS);
 
 long sys_fcntl(SYSCALL_ARGS);
 long sys_pipe(SYSCALL_ARGS);

@@ -6,6 +6,12 @@
 #define NSEC_PER_SEC	1000000000ULL
 #define NSEC_PER_MSEC	1000000ULL
 
+/* Linux's struct __kernel_timespec, as clock_gettime, nanosleep and futex take it. */
+struct kernel_timespec {
+	s64 tv_sec;
+	s64 tv_nsec;
+};
+
 /* Nanoseconds since the clock started (0 before tsc_init). */
 u64 ktime_get_ns(void);
 /* The TSC frequency, measured at boot. */

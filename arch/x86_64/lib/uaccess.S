@@ -26,3 +26,32 @@ copy_user_generic:
 	.size copy_user_generic, . - copy_user_generic
 
 	EX_ENTRY 1b, 2b, EX_TYPE_UACCESS
+
+/*
+ * __cmpxchg_user_u32(uaddr, old, new, found): lock cmpxchg on a 32-bit
+ * user word (aligned by the caller, below USER_TOP). *found gets the value
+ * the word held (== old: new is stored now). 0, or -EFAULT when the word
+ * cannot be written: a page fault is resolved by the fault handler on the
+ * way (the instruction is in the exception table), so a missing or
+ * copy-on-write page is faulted in for writing first and the cmpxchg runs
+ * again.
+ */
+	.globl __cmpxchg_user_u32
+	.type __cmpxchg_user_u32, @function
+__cmpxchg_user_u32:
+	movl %esi, %eax
+	cmpb $0, smap_enabled(%rip)
+	jz 1f
+	stac
+1:	lock cmpxchgl %edx, (%rdi)
+	movl %eax, (%rcx)
+	xorl %eax, %eax
+	jmp 3f
+2:	movl $-14, %eax			/* -EFAULT */
+3:	cmpb $0, smap_enabled(%rip)
+	jz 4f
+	clac
+4:	ret
+	.size __cmpxchg_user_u32, . - __cmpxchg_user_u32
+
+	EX_ENTRY 1b, 2b, EX_TYPE_UACCESS
