@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deps.sh [--for build|user|iso|run|test|bench]: check that the host tools are there.
+# deps.sh [--for build|user|iso|run|test|bench|lselftests]: check that the host tools are there.
 #
 #   build  gcc, make, ld (binutils)
 #   user   build + musl-gcc (musl-tools) and python3: user/ programs, the initrd
@@ -7,6 +7,8 @@
 #   run    iso + qemu-system-x86_64, OVMF firmware                  (the default)
 #   test   run + python3, clang, ld.lld, gnuplot (the plot script's own test draws)
 #   bench  run + gnuplot (gnuplot-nox): make bench's plots
+#   lselftests  user + xz, glibc's static libraries, libnuma's and libcap's:
+#          scripts/linux-selftests.sh (Linux's mm selftests, static, with gcc)
 #
 # Silent with exit 0 when all is there (only shell builtins run, so it is
 # cheap enough for every make run/test). Otherwise, as root with apt-get, it
@@ -15,7 +17,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 [--for build|user|iso|run|test|bench]" >&2
+    echo "usage: $0 [--for build|user|iso|run|test|bench|lselftests]" >&2
     exit 2
 }
 
@@ -61,6 +63,17 @@ test_checks=(
 bench_checks=(
     "cmd:gnuplot:gnuplot-nox"
 )
+# Linux's mm selftests (scripts/linux-selftests.sh): the source package's
+# tarball is .tar.xz; the tests link statically against glibc, and
+# migration/ksm_tests against libnuma, mlock-random-test/memfd_secret
+# against libcap.
+lselftests_checks=(
+    "cmd:xz:xz-utils"
+    "cmd:dpkg-deb:dpkg"
+    "file:/usr/lib/x86_64-linux-gnu/libc.a:libc6-dev"
+    "file:/usr/lib/x86_64-linux-gnu/libnuma.a:libnuma-dev"
+    "file:/usr/lib/x86_64-linux-gnu/libcap.a:libcap-dev"
+)
 case $want in
 build) ;;
 user) checks+=("${user_checks[@]}") ;;
@@ -68,6 +81,7 @@ iso) checks+=("${user_checks[@]}" "${iso_checks[@]}") ;;
 run) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}") ;;
 test) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}" "${test_checks[@]}") ;;
 bench) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}" "${bench_checks[@]}") ;;
+lselftests) checks+=("${user_checks[@]}" "${lselftests_checks[@]}") ;;
 *) usage ;;
 esac
 
