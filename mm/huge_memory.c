@@ -303,8 +303,12 @@ unsigned long deferred_split_scan(unsigned long nr_to_scan)
 		}
 		list_move_tail(&folio->lru, &deferred_list);
 		spin_unlock(&deferred_lock);
-		if (split_folio(folio) == 0)
-			split++;	/* (a split takes it off the queue) */
+		/* A folio someone has locked is busy: it stays queued for the next scan. */
+		if (folio_trylock(folio)) {
+			if (split_folio(folio) == 0)
+				split++;	/* (a split takes it off the queue) */
+			folio_unlock(folio);	/* the first folio of the split, or the same */
+		}
 		folio_put(folio);
 	}
 	return split;
@@ -442,7 +446,8 @@ static int split_folio_metadata(struct folio *folio, unsigned int new_order,
 			maps += m;
 			mapped_pages += m > 0;
 		}
-		h->flags = (h->flags & per_page) | flags;
+		/* The first new folio keeps the caller's folio lock; the others start unlocked. */
+		h->flags = (h->flags & per_page) | flags | (off ? 0 : head->flags & (1UL << PG_locked));
 		h->compound_head = 0;
 		h->lru.prev = NULL;
 		h->mapping = av;
@@ -495,6 +500,7 @@ int split_folio_to_order(struct folio *folio, unsigned int new_order)
 	if (!folio_test_large(folio) || !folio_test_anon(folio) || new_order >= order ||
 	    new_order == 1)
 		return -EINVAL;
+	VM_BUG_ON_FOLIO(!folio_test_locked(folio), folio);	/* the caller's, as Linux */
 	to_free = kmalloc(sizeof(*to_free) << (order - new_order), GFP_KERNEL);
 	if (!to_free)
 		return -ENOMEM;

@@ -11,6 +11,7 @@
  *
  * Lock order of the whole mm, outermost first (docs/locking.md):
  *   mm->mmap_lock (rwsem)
+ *    the folio lock (PG_locked, sleeping; trylock only under the locks below)
  *     anon_vma->root->rwsem, mapping->i_mmap_rwsem
  *       the page-table locks: a PMD table's lock (PMD entries, deposited
  *       tables), then a PTE table's lock (its PTEs); fork: the parent's,

@@ -878,7 +878,9 @@ static void op_split_folio(struct tmm *t)
 		 order, new_order);
 	refs = folio_ref_count(folio);
 	maps = folio_mapcount(folio);
+	folio_lock(folio);
 	ret = split_folio_to_order(folio, new_order);
+	folio_unlock(folio);
 	if (bad_order) {
 		if (ret != -EINVAL)
 			mmr_failf("split to order %u of an order-%u folio returned %d", new_order, order, ret);
