@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) "process: " fmt
 #include <quire/process.h>
+#include <quire/itimer.h>
 #include <quire/mmap.h>
 #include <quire/fdtable.h>
 #include <quire/slab.h>
@@ -114,6 +115,8 @@ void do_exit(int status)
 	struct task *t = current;
 	struct mm_struct *mm = t->mm;
 
+	/* First: an alarm firing now must be done with t before t can be freed. */
+	exit_itimers(t);
 	if (t->arg && t->fn == spawn_thread) {
 		free_spawn_args(t->arg);
 		t->arg = NULL;

@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) "signal: " fmt
 #include <quire/signal.h>
+#include <quire/itimer.h>
 #include <quire/process.h>
 #include <quire/syscalls.h>
 #include <quire/uaccess.h>
@@ -215,6 +216,15 @@ int send_sig(int sig, struct task *t, int si_code)
 	return queue_signal(t, sig, q);
 }
 
+int send_sig_kernel(int sig, struct task *t)
+{
+	if (!t->sighand)
+		return -ESRCH;
+	if (sig >= SIGRTMIN)
+		return -EINVAL;		/* a real-time signal needs an entry: not from here */
+	return queue_signal(t, sig, NULL);	/* the bit alone: si_code SI_KERNEL, pid and uid 0 */
+}
+
 /* A fault's signal cannot be blocked or ignored away: Linux resets such an action. */
 static void force_sig_info(struct sigqueue *q, int sig)
 {
@@ -296,6 +306,8 @@ static int dequeue_signal(struct task *t, siginfo_t *info, const char **why)
 		info->si_code = SI_KERNEL;
 	}
 	recalc_sigpending(t);
+	if (sig == SIGALRM)
+		itimer_real_rearm(t);	/* an interval timer's next period starts now */
 	return sig;
 }
 
