@@ -1,7 +1,8 @@
 /*
  * Address spaces and their VMAs: creation and teardown, lookup, mmap,
- * munmap with VMA splitting, mprotect, madvise, brk, and merging adjacent
- * compatible VMAs after mmap, brk and flag changes (vma_merge). The VMAs are kept in a
+ * munmap with VMA splitting, mprotect, brk, and merging adjacent
+ * compatible VMAs after mmap, brk and flag changes (vma_merge); madvise,
+ * with the helpers below, is in madvise.c. The VMAs are kept in a
  * list sorted by address, for ordered walks, and mirrored in a sorted array
  * that find_vma searches in O(log n). Changes rebuild the array (O(n), as
  * the list insertion already is); lookups, which faults do, are the hot
@@ -453,8 +454,8 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
  * madvise_update_vma do. Like Linux, a hole ends the walk with -ENOMEM
  * after the VMAs before it were handled.
  */
-static int modify_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
-			    unsigned long clear, unsigned long set, bool protection)
+int modify_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
+		     unsigned long clear, unsigned long set, bool protection)
 {
 	unsigned long addr = start;
 
@@ -510,9 +511,8 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, un
  * splitting any; like modify_vma_flags, a hole ends the walk with
  * -ENOMEM after the VMAs before it were handled.
  */
-static int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long end,
-			     void (*fn)(struct vm_area_struct *v, unsigned long from,
-					unsigned long to))
+int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long end,
+		      void (*fn)(struct vm_area_struct *v, unsigned long from, unsigned long to))
 {
 	unsigned long addr = start;
 
@@ -526,37 +526,4 @@ static int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned
 		addr = v->vm_end;
 	}
 	return 0;
-}
-
-int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice)
-{
-	unsigned long end;
-
-	if (!IS_ALIGNED(start, PAGE_SIZE))
-		return -EINVAL;
-	end = start + ALIGN_UP(len, PAGE_SIZE);
-	if (end < start)
-		return -EINVAL;
-	switch (advice) {
-	case MADV_NORMAL:
-	case MADV_RANDOM:
-	case MADV_SEQUENTIAL:
-	case MADV_WILLNEED:
-		/* Hints Quire has no use for (no readahead): only the range is checked. */
-		return for_each_vma_part(mm, start, end, NULL);
-	case MADV_DONTNEED:
-		/* Zaps the pages, never splits a VMA (one call per page stays one VMA). */
-		return for_each_vma_part(mm, start, end, unmap_region);
-	case MADV_DONTFORK:
-		return modify_vma_flags(mm, start, end, 0, VM_DONTCOPY, false);
-	case MADV_DOFORK:
-		return modify_vma_flags(mm, start, end, VM_DONTCOPY, 0, false);
-	case MADV_HUGEPAGE:
-		/* Which folio sizes a fault may use (thp_vma_allowable_orders). */
-		return modify_vma_flags(mm, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE, false);
-	case MADV_NOHUGEPAGE:
-		return modify_vma_flags(mm, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE, false);
-	default:
-		return -EINVAL;
-	}
 }

@@ -28,6 +28,18 @@ void folio_put_refs(struct folio *folio, int nr);
 /* A reference unless the folio is already on its way to being freed (refcount 0). */
 bool folio_try_get(struct folio *folio);
 
+/* mmap.c, for madvise.c. mmap_lock held for writing. */
+/*
+ * Give each VMA covering [start, end) the flags (old & ~clear) | set,
+ * splitting and merging VMAs as needed (protection: change the entries
+ * too). A hole ends the walk with -ENOMEM.
+ */
+int modify_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
+		     unsigned long clear, unsigned long set, bool protection);
+/* fn (when given) on the part of each VMA inside [start, end); a hole: -ENOMEM. */
+int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long end,
+		      void (*fn)(struct vm_area_struct *v, unsigned long from, unsigned long to));
+
 /* memory.c */
 bool is_zero_pfn(unsigned long pfn);
 /*

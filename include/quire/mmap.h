@@ -49,10 +49,15 @@
 #define MADV_SEQUENTIAL	2
 #define MADV_WILLNEED	3
 #define MADV_DONTNEED	4
+#define MADV_FREE	8
 #define MADV_DONTFORK	10
 #define MADV_DOFORK	11
 #define MADV_HUGEPAGE	14
 #define MADV_NOHUGEPAGE	15
+#define MADV_COLD	20
+#define MADV_PAGEOUT	21
+#define MADV_POPULATE_READ	22
+#define MADV_POPULATE_WRITE	23
 
 struct mm_struct;
 
@@ -153,7 +158,16 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
 unsigned long do_brk(struct mm_struct *mm, unsigned long brk);
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot);
+/* Every advice but MADV_POPULATE_* (mm/madvise.c). */
 int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice);
+/*
+ * MADV_POPULATE_READ (write false) and MADV_POPULATE_WRITE: fault every
+ * page of [start, start + len) in, mmap_lock NOT held (each fault takes
+ * it). 0, or Linux's errno: EINVAL (bad range, or a VMA that does not
+ * allow the access), ENOMEM (a hole, no memory), EFAULT (a page past the
+ * end of a mapped file), EHWPOISON.
+ */
+int madvise_populate(struct mm_struct *mm, unsigned long start, unsigned long len, bool write);
 /* Add a VMA for [start, end) (exec, the stack). -EEXIST when it overlaps. */
 int insert_vma(struct mm_struct *mm, unsigned long start, unsigned long end,
 	       unsigned long vm_flags);
