@@ -313,6 +313,47 @@ long sys_rmdir(u64 upath, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return path_op(upath, vfs_rmdir);
 }
 
+/*
+ * truncate(2) and ftruncate(2): a regular file's size, in Linux's order of
+ * errors: a negative length EINVAL first; then the path (ENOENT, ...) or
+ * the descriptor (EBADF); a directory EISDIR (truncate) or, with
+ * ftruncate, anything not a regular file opened for writing EINVAL.
+ */
+long sys_truncate(u64 upath, u64 length, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct inode *inode;
+	char *path;
+	long err;
+
+	if ((long)length < 0)
+		return -EINVAL;
+	err = get_path((const char *)upath, &path);
+	if (err)
+		return err;
+	err = vfs_lookup(files()->cwd, path, &inode);
+	kfree(path);
+	if (err)
+		return err;
+	err = vfs_truncate(inode, (loff_t)length);
+	iput(inode);
+	return err;
+}
+
+long sys_ftruncate(u64 fd, u64 length, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct file *f;
+	long err;
+
+	if ((long)length < 0)
+		return -EINVAL;
+	f = fget(files(), (int)fd);
+	if (!f)
+		return -EBADF;
+	err = S_ISREG(file_inode(f)->i_mode) ? vfs_ftruncate(f, (loff_t)length) : -EINVAL;
+	fput(f);
+	return err;
+}
+
 long sys_chdir(u64 upath, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	struct inode *dir, *old;

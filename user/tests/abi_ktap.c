@@ -743,13 +743,54 @@ static void case_exit_with_timer_running(void)
 	ktap_report("exit_with_timer_running", NULL);
 }
 
+/* truncate(2) and ftruncate(2): sizes, zeroes past the end, mappings, errors. */
+static void case_truncate_ftruncate(void)
+{
+	int fd = open("/tmp/abi-trunc", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int ro = open("/tmp/abi-trunc", O_RDONLY), dir = open("/tmp", O_RDONLY | O_DIRECTORY);
+	int mfd = memfd_create("abi-trunc", 0), p[2];
+	char page[4096], buf[16];
+	char *m;
+
+	CHECK(fd >= 0 && ro >= 0 && dir >= 0 && mfd >= 0 && pipe(p) == 0);
+	memset(page, 'a', sizeof(page));
+	for (int i = 0; i < 3; i++)
+		CHECK(write(fd, page, sizeof(page)) == (ssize_t)sizeof(page));
+	m = mmap(NULL, 3 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	CHECK(m[2 * 4096] == 'a');
+	CHECK(ftruncate(fd, 4096 + 100) == 0);
+	CHECK(file_size(fd) == 4096 + 100);
+	CHECK(m[4096 + 99] == 'a' && m[4096 + 100] == 0);	/* the partial page's tail is zeroed */
+	CHECK(ftruncate(fd, 3 * 4096) == 0);			/* growing: zeroes, not old data */
+	CHECK(pread(fd, buf, 4, 2 * 4096) == 4 && !memcmp(buf, "\0\0\0\0", 4));
+	CHECK(pread(fd, buf, 2, 4096 + 99) == 2 && buf[0] == 'a' && buf[1] == 0);
+	munmap(m, 3 * 4096);
+	CHECK(truncate("/tmp/abi-trunc", 10) == 0 && file_size(fd) == 10);
+	CHECK(ftruncate(mfd, 8192) == 0 && file_size(mfd) == 8192);	/* memfd: sized this way */
+
+	errno = 0;
+	CHECK(ftruncate(fd, -1) == -1 && errno == EINVAL);
+	CHECK(ftruncate(12345, 0) == -1 && errno == EBADF);
+	CHECK(ftruncate(ro, 0) == -1 && errno == EINVAL);	/* not open for writing */
+	CHECK(ftruncate(dir, 0) == -1 && errno == EINVAL);
+	CHECK(ftruncate(p[1], 0) == -1 && errno == EINVAL);
+	CHECK(truncate("/tmp", 0) == -1 && errno == EISDIR);
+	CHECK(truncate("/tmp/no-such-file", 0) == -1 && errno == ENOENT);
+	CHECK(truncate("/tmp/abi-trunc", -5) == -1 && errno == EINVAL);
+	CHECK(truncate((const char *)8, 0) == -1 && errno == EFAULT);
+	close(fd); close(ro); close(dir); close(mfd); close(p[0]); close(p[1]);
+	unlink("/tmp/abi-trunc");
+	ktap_report("truncate_ftruncate", NULL);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "after-exec"))
 		return (int)k_alarm(0);
 	if (argc > 0 && argv[0][0] == '/')
 		self_path = argv[0];
-	ktap_begin("abi", 17);
+	ktap_begin("abi", 18);
 	case_pwrite_pread();
 	case_pwritev_preadv();
 	case_pwritev2_preadv2();
@@ -767,5 +808,6 @@ int main(int argc, char **argv)
 	case_timer_not_inherited();
 	case_alarm_kept_across_exec();
 	case_exit_with_timer_running();
+	case_truncate_ftruncate();
 	return ktap_finish();
 }
