@@ -131,22 +131,20 @@ static unsigned long move_extent(unsigned long old, unsigned long old_end, unsig
 }
 
 /*
- * Move the entries of [old_addr, old_addr + len) of vma to new_addr on, in
- * new_vma (which must map nothing there); the caller holds mmap_lock for
- * writing and vma's rmap locks. Returns how many bytes were moved: len, or
- * less when a page table could not be allocated. One TLB flush of the old
- * range at the end.
+ * Move the entries of [old_addr, old_addr + len) of vma to new_addr on (a
+ * VMA that maps nothing there yet and shares vma's rmap: nothing about the
+ * folios changes). The caller holds mmap_lock for writing and vma's rmap
+ * locks. Returns how many bytes were moved: len, or less when a page table
+ * could not be allocated. One TLB flush of the old range at the end.
  */
 static unsigned long move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
-				      struct vm_area_struct *new_vma, unsigned long new_addr,
-				      unsigned long len)
+				      unsigned long new_addr, unsigned long len)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long start = old_addr, old_end = old_addr + len;
 	bool flush = false;
 
 	mmap_assert_write_locked(mm);
-	(void)new_vma;	/* shares vma's rmap: nothing about the folios changes */
 	while (old_addr < old_end) {
 		unsigned long extent = move_extent(old_addr, old_end, new_addr);
 		pte_t *old_pmd = pmd_lookup(mm->pgd, old_addr, false), *new_pmd;
@@ -197,6 +195,7 @@ static long move_vma(struct vm_area_struct *vma, unsigned long old_addr, unsigne
 	unsigned long moved;
 	int err;
 
+	mmap_assert_write_locked(mm);
 	/* No folio can depend on the offset of an anonymous VMA without an anon_vma. */
 	if (!vma->vm_file && !vma->anon_vma)
 		pgoff = new_addr >> PAGE_SHIFT;
@@ -210,10 +209,10 @@ static long move_vma(struct vm_area_struct *vma, unsigned long old_addr, unsigne
 	}
 
 	vma_rmap_lock(vma);
-	moved = move_page_tables(vma, old_addr, new_vma, new_addr, old_len);
+	moved = move_page_tables(vma, old_addr, new_addr, old_len);
 	if (moved < old_len) {
 		/* Back where they were: the old tables are all still there, nothing to allocate. */
-		move_page_tables(new_vma, new_addr, vma, old_addr, moved);
+		move_page_tables(new_vma, new_addr, old_addr, moved);
 		err = -ENOMEM;
 	}
 	vma_rmap_unlock(vma);

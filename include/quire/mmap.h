@@ -73,7 +73,8 @@ struct vm_area_struct {
 	struct mm_struct *vm_mm;
 	struct file *vm_file;		/* file-backed: holds a reference; NULL: anonymous */
 	unsigned long vm_pgoff;		/* file: the file page vm_start maps; anonymous: vm_start's
-					 * page number when the VMA was made (folio->index space) */
+					 * page number when the VMA was made (folio->index space),
+					 * kept when mremap moves it */
 	struct list_head vm_list;	/* in the mm's list, sorted by address */
 	struct anon_vma *anon_vma;	/* where new anonymous folios point (NULL: none yet) */
 	struct list_head anon_vma_chain;/* struct anon_vma_chain.same_vma: every anon_vma linked */

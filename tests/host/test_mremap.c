@@ -2,7 +2,8 @@
  * mremap on the host (mm/mremap.c, docs/mm/mremap.md), with ASan and UBSan
  * watching: the moves of the kernel's mremap suite in one sequence (a THP
  * between PMD tables and then unaligned, 64 KiB folios across a page-table
- * boundary, DONTUNMAP, a shared file, fork after the moves), then a race:
+ * boundary, DONTUNMAP, a shared file, fork after the moves), a move that
+ * runs out of memory half way (everything goes back), then a race:
  * one thread moves a THP and sixteen 64 KiB folios back and forth while
  * two others walk those folios' rmap over and over (mm_verify_folio_rmap:
  * every mapping found, as many as the mapcounts say). The move holds the
@@ -238,6 +239,77 @@ HOST_TEST(moves_keep_frames_rmap_and_data)
 	EXPECT_EQ((long)(free0 - free_total()), 0);
 }
 
+/* ---- out of memory half way ---- */
+
+static struct { struct page *page; unsigned int order; } held[1 << 16];
+static int nr_held;
+
+/* Take every free page (largest blocks first); give them back. */
+static void hold_all_memory(void)
+{
+	for (int order = MAX_PAGE_ORDER; order >= 0; order--) {
+		struct page *p;
+
+		while (nr_held < (int)ARRAY_SIZE(held) &&
+		       (p = alloc_pages(GFP_KERNEL | __GFP_NOWARN, (unsigned int)order))) {
+			held[nr_held].page = p;
+			held[nr_held++].order = (unsigned int)order;
+		}
+	}
+}
+
+static void release_memory(void)
+{
+	while (nr_held) {
+		nr_held--;
+		__free_pages(held[nr_held].page, held[nr_held].order);
+	}
+}
+
+/*
+ * A move whose first 2 MiB block goes as a whole page table (nothing to
+ * allocate) and whose tail needs a new one, with no page left: -ENOMEM, the
+ * first block moved back, the new VMA gone, everything as it was.
+ */
+HOST_TEST(failed_move_puts_everything_back)
+{
+	const unsigned long len = SZ_2M + 4 * PAGE_SIZE, to = A + 4 * SZ_2M;
+	struct mm_struct *mm;
+	struct folio *first;
+	unsigned long free0;
+	int maps;
+	long ret;
+
+	setup();
+	free0 = free_total();
+	mm = mm_alloc();
+	down_write(&mm->mmap_lock);
+	do_mmap(mm, A, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+	do_madvise(mm, A, len, MADV_NOHUGEPAGE);	/* 4 KiB pages: a PTE table to move whole */
+	up_write(&mm->mmap_lock);
+	EXPECT_EQ(fault_range(mm, A, len), 0);
+	write_marks(mm, A, len, 11);
+	first = folio_at(mm, A);
+	maps = mm->map_count;
+	hold_all_memory();
+	ret = remap(mm, A, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	release_memory();
+	printf("# with every page held: mremap returned %ld\n", ret);
+	EXPECT_EQ(ret, -ENOMEM);
+	EXPECT_EQ(mm->map_count, maps);
+	EXPECT_TRUE(find_vma(mm, to) == NULL || find_vma(mm, to)->vm_start >= to + len);
+	EXPECT_PTR_EQ(folio_at(mm, A), first);
+	EXPECT_EQ(wrong_marks(mm, A, A, len, 11), 0);
+	EXPECT_EQ(atomic_long_read(&mm->rss), (long)(len / PAGE_SIZE));
+	EXPECT_EQ(mm_verify(), 0);
+	/* With memory, the same move works. */
+	EXPECT_EQ(remap(mm, A, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to), (long)to);
+	EXPECT_EQ(wrong_marks(mm, to, A, len, 11), 0);
+	EXPECT_EQ(mm_verify(), 0);
+	mmput(mm);
+	EXPECT_EQ((long)(free0 - free_total()), 0);
+}
+
 /* ---- the race ---- */
 
 #define WALKERS		2
@@ -324,4 +396,5 @@ HOST_TEST(walkers_never_see_a_move_half_done)
 }
 
 HOST_TEST_MAIN(mremap, HOST_CASE(moves_keep_frames_rmap_and_data),
+	       HOST_CASE(failed_move_puts_everything_back),
 	       HOST_CASE(walkers_never_see_a_move_half_done));
