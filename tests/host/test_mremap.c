@@ -321,6 +321,12 @@ static struct folio *race_folios[NFOLIOS];
 static volatile int race_done;
 static int walker_problems[WALKERS];
 static unsigned long walks[WALKERS];
+/*
+ * mm_verify_folio_rmap reads the mapcounts after its walk: the one move
+ * that splits the THP (and so changes them) runs with the walkers held
+ * off (write); every other move changes no count.
+ */
+static pthread_rwlock_t counts_change = PTHREAD_RWLOCK_INITIALIZER;
 
 static void *walker(void *arg)
 {
@@ -329,8 +335,11 @@ static void *walker(void *arg)
 
 	host_this_cpu = &cpu;
 	while (!__atomic_load_n(&race_done, __ATOMIC_ACQUIRE)) {
-		for (int i = 0; i < NFOLIOS; i++)
+		for (int i = 0; i < NFOLIOS; i++) {
+			pthread_rwlock_rdlock(&counts_change);
 			walker_problems[me] += mm_verify_folio_rmap(race_folios[i]);
+			pthread_rwlock_unlock(&counts_change);
+		}
 		walks[me]++;
 	}
 	return NULL;
@@ -343,6 +352,7 @@ HOST_TEST(walkers_never_see_a_move_half_done)
 	unsigned long away[2], free0;
 	pthread_t th[WALKERS];
 	int problems = 0, bad_moves = 0;
+	bool thp_split = false;
 
 	setup();
 	free0 = free_total();
@@ -369,6 +379,17 @@ HOST_TEST(walkers_never_see_a_move_half_done)
 
 		away[0] = B + shift;
 		away[1] = B + 2 * SZ_2M - SZ_64K / 2 + shift;	/* across a table boundary */
+		if (shift && !thp_split) {
+			/* The first unaligned move splits the THP's PMD: its counts change. */
+			pthread_rwlock_wrlock(&counts_change);
+			bad_moves += remap(race_mm, home[0], len[0], len[0], MREMAP_MAYMOVE | MREMAP_FIXED,
+					   away[0]) != (long)away[0];
+			bad_moves += remap(race_mm, away[0], len[0], len[0], MREMAP_MAYMOVE | MREMAP_FIXED,
+					   home[0]) != (long)home[0];
+			pthread_rwlock_unlock(&counts_change);
+			thp_split = true;
+			bad_moves += huge_pmd(race_mm, home[0]) != NULL;
+		}
 		for (int k = 0; k < 2; k++) {
 			bad_moves += remap(race_mm, home[k], len[k], len[k], MREMAP_MAYMOVE | MREMAP_FIXED,
 					   away[k]) != (long)away[k];
