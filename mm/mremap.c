@@ -184,7 +184,8 @@ next:
  * new_len bytes (the range is free): its entries move, then the old range
  * is unmapped (MREMAP_DONTUNMAP: it stays, empty; exactly one VMA then
  * forgets its anon_vmas, as on Linux) and the new VMA merges with its
- * neighbours. Returns new_addr, or -ENOMEM with nothing changed.
+ * neighbours. Returns new_addr, or -ENOMEM with the entries back where
+ * they were (a THP split on the way stays split, as on Linux).
  */
 static long move_vma(struct vm_area_struct *vma, unsigned long old_addr, unsigned long old_len,
 		     unsigned long new_len, unsigned long new_addr, unsigned long flags)
