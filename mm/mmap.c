@@ -250,13 +250,13 @@ static void vma_merge_pair(struct vm_area_struct *lo, struct vm_area_struct *hi)
 }
 
 /*
- * Linux's vma_merge for v, just mapped or just given new flags: v joins
- * its neighbours where they are compatible (same flags, same file and
- * contiguous offsets, anon_vma_mergeable); joining both also needs prev's
- * and next's anon_vmas to be the same or one NULL. Returns the VMA that
- * now holds v's range. mmap_lock held for writing.
+ * Linux's vma_merge for v, just mapped, moved, grown or given new flags: v
+ * joins its neighbours where they are compatible (same flags, same file
+ * and contiguous offsets, anon_vma_mergeable); joining both also needs
+ * prev's and next's anon_vmas to be the same or one NULL. Returns the VMA
+ * that now holds v's range. mmap_lock held for writing.
  */
-static struct vm_area_struct *vma_merge(struct vm_area_struct *v)
+struct vm_area_struct *vma_merge(struct vm_area_struct *v)
 {
 	struct vm_area_struct *prev = vma_prev(v), *next = vma_next(v);
 	bool left = prev && vmas_mergeable(prev, v, prev);
@@ -372,6 +372,18 @@ static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len)
 	}
 }
 
+unsigned long mmap_free_range(struct mm_struct *mm, unsigned long hint, unsigned long len)
+{
+	/* A hint is used when the range is free, as on Linux. */
+	struct vm_area_struct *v = hint ? find_vma(mm, ALIGN_DOWN(hint, PAGE_SIZE)) : NULL;
+
+	hint = ALIGN_DOWN(hint, PAGE_SIZE);
+	if (hint && hint >= MMAP_MIN_ADDR && len <= USER_TOP && hint <= USER_TOP - len &&
+	    !(v && v->vm_start < hint + len))
+		return hint;
+	return get_unmapped_area(mm, len);
+}
+
 long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	     unsigned long prot, unsigned long flags, struct file *file, unsigned long pgoff)
 {
@@ -400,13 +412,7 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 				return err;
 		}
 	} else {
-		/* A hint is used when the range is free, as on Linux. */
-		struct vm_area_struct *v = addr ? find_vma(mm, ALIGN_DOWN(addr, PAGE_SIZE)) : NULL;
-
-		addr = ALIGN_DOWN(addr, PAGE_SIZE);
-		if (!addr || addr < MMAP_MIN_ADDR || addr + len > USER_TOP ||
-		    (v && v->vm_start < addr + len))
-			addr = get_unmapped_area(mm, len);
+		addr = mmap_free_range(mm, addr, len);
 		if (!addr)
 			return -ENOMEM;
 	}

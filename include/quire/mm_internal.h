@@ -90,5 +90,15 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 void pgtable_deposit(struct mm_struct *mm, pte_t *pmd, struct page *table);
 struct page *pgtable_withdraw(struct mm_struct *mm, pte_t *pmd);
 
+/* mmap.c */
+/* v (just mapped, moved, grown or given new flags) joins compatible neighbours: the VMA now holding it. */
+struct vm_area_struct *vma_merge(struct vm_area_struct *v);
+/*
+ * Where a new mapping of len bytes goes: [hint, hint + len) when hint is
+ * not 0 and that range is free (and above MMAP_MIN_ADDR), else the highest
+ * free gap below mmap_base. 0: no room.
+ */
+unsigned long mmap_free_range(struct mm_struct *mm, unsigned long hint, unsigned long len);
+
 /* zap.c: unmap every page of a file from index first on, in every VMA (truncate). */
 void unmap_mapping_pages(struct address_space *mapping, unsigned long first);

@@ -59,6 +59,14 @@
 #define MADV_POPULATE_READ	22
 #define MADV_POPULATE_WRITE	23
 
+#define MREMAP_MAYMOVE		1
+#define MREMAP_FIXED		2
+#define MREMAP_DONTUNMAP	4
+
+#define MS_ASYNC	1
+#define MS_INVALIDATE	2
+#define MS_SYNC		4
+
 struct mm_struct;
 
 struct file;
@@ -70,7 +78,8 @@ struct vm_area_struct {
 	struct mm_struct *vm_mm;
 	struct file *vm_file;		/* file-backed: holds a reference; NULL: anonymous */
 	unsigned long vm_pgoff;		/* file: the file page vm_start maps; anonymous: vm_start's
-					 * page number when the VMA was made (folio->index space) */
+					 * page number when the VMA was made (folio->index space),
+					 * kept when mremap moves it */
 	struct list_head vm_list;	/* in the mm's list, sorted by address */
 	struct anon_vma *anon_vma;	/* where new anonymous folios point (NULL: none yet) */
 	struct list_head anon_vma_chain;/* struct anon_vma_chain.same_vma: every anon_vma linked */
@@ -168,6 +177,23 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
  * end of a mapped file), EHWPOISON.
  */
 int madvise_populate(struct mm_struct *mm, unsigned long start, unsigned long len, bool write);
+/*
+ * mremap (mm/mremap.c, Linux 6.12's rules and errno values): shrink or
+ * grow [addr, addr + old_len) in place, or move it, its page-table entries
+ * and all, to a new range; returns the address or -errno. mmap_lock held
+ * for writing.
+ */
+long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
+	       unsigned long new_len, unsigned long flags, unsigned long new_addr);
+/*
+ * mincore (mm/mincore.c): one byte per page from addr on, at most pages of
+ * them, inside the VMA that holds addr: 1 when the page is resident
+ * (mapped, or for a file VMA in the page cache), else 0. Returns how many
+ * bytes it wrote, or -ENOMEM when no VMA holds addr. mmap_lock held.
+ */
+long do_mincore(struct mm_struct *mm, unsigned long addr, unsigned long pages, u8 *vec);
+/* msync (mm/msync.c): checks the range and the flags; files live in RAM (nothing to write). */
+long do_msync(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long flags);
 /* Add a VMA for [start, end) (exec, the stack). -EEXIST when it overlaps. */
 int insert_vma(struct mm_struct *mm, unsigned long start, unsigned long end,
 	       unsigned long vm_flags);

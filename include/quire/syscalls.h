@@ -71,6 +71,11 @@ long sys_getitimer(SYSCALL_ARGS);
 long sys_setitimer(SYSCALL_ARGS);
 long sys_alarm(SYSCALL_ARGS);
 
+/* mm/mremap.c, mm/msync.c, mm/mincore.c */
+long sys_mremap(SYSCALL_ARGS);
+long sys_msync(SYSCALL_ARGS);
+long sys_mincore(SYSCALL_ARGS);
+
 long sys_fcntl(SYSCALL_ARGS);
 long sys_pipe(SYSCALL_ARGS);
 long sys_pipe2(SYSCALL_ARGS);
