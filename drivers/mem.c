@@ -1,10 +1,13 @@
 /*
  * /dev/null (1:3) and /dev/zero (1:5), as Linux's drivers/char/mem.c:
  * null reads as end of file and swallows writes; zero reads as zeroes and
- * swallows writes. Seeking either always lands at 0.
+ * swallows writes. Seeking either always lands at 0. Mapping /dev/zero
+ * gives anonymous memory; /dev/null cannot be mapped (ENODEV).
  */
 #include <quire/fs.h>
 #include <quire/string.h>
+#include <quire/mmap.h>
+#include <quire/syscalls.h>
 
 static ssize_t null_read(struct file *f, void *buf, size_t count, loff_t *pos)
 {
@@ -33,10 +36,24 @@ static const struct file_operations null_fops = {
 	.llseek = null_lseek,
 };
 
+/*
+ * mmap of /dev/zero is anonymous memory, as on Linux: a private mapping is
+ * private anonymous memory, a shared one the same unnamed RAM file that
+ * MAP_SHARED|MAP_ANONYMOUS gets.
+ */
+static int zero_mmap_backing(struct file *f, u64 len, u64 flags, struct file **backing)
+{
+	*backing = NULL;
+	if ((flags & MAP_SHARED) && len)
+		return (int)shmem_file_setup(len, backing);
+	return 0;	/* private (or a length mmap refuses) */
+}
+
 static const struct file_operations zero_fops = {
 	.read = zero_read,
 	.write = null_write,
 	.llseek = null_lseek,
+	.mmap_backing = zero_mmap_backing,
 };
 
 void mem_devices_init(void)

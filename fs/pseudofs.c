@@ -336,6 +336,19 @@ static ssize_t pseudo_write(struct file *f, const void *buf, size_t count, loff_
 	return (ssize_t)count;
 }
 
+/*
+ * Linux's sysfs files sync as a no-op (kernfs's noop_fsync); its /proc
+ * files have no fsync at all (EINVAL). Nothing here is ever written back.
+ */
+static int pseudo_fsync(struct file *f, int datasync)
+{
+	const struct pseudo_node *n = ((struct pseudo_file *)f->private_data)->node;
+
+	while (n->parent)
+		n = n->parent;
+	return n == sysfs_root ? 0 : -EINVAL;
+}
+
 static const struct inode_operations pseudo_file_iops = {
 	.setsize = pseudo_setsize,
 };
@@ -346,4 +359,5 @@ static const struct file_operations pseudo_file_fops = {
 	.read = pseudo_read,
 	.write = pseudo_write,
 	.llseek = generic_file_llseek,
+	.fsync = pseudo_fsync,
 };

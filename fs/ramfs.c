@@ -350,6 +350,7 @@ const struct inode_operations ramfs_dir_inode_operations = {
 const struct file_operations ramfs_dir_operations = {
 	.iterate = ramfs_iterate,
 	.llseek = dir_position_llseek,
+	.fsync = noop_fsync,
 };
 
 static const struct inode_operations ramfs_file_inode_operations = {
@@ -374,4 +375,5 @@ static const struct file_operations ramfs_file_operations = {
 	.read = ramfs_read,
 	.write = ramfs_write,
 	.llseek = generic_file_llseek,
+	.fsync = noop_fsync,	/* the page cache is the only copy: nothing to write back */
 };

@@ -52,24 +52,47 @@ static ssize_t rw_at(struct file *f, void *buf, size_t count, loff_t *pos, bool 
 	return ret;
 }
 
-ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
+int vfs_may_read(struct file *f)
 {
 	if (!(f->f_mode & FMODE_READ))
 		return -EBADF;
-	if (S_ISDIR(file_inode(f)->i_mode))
-		return -EISDIR;
-	if (!f->f_op || !f->f_op->read)
-		return -EINVAL;
-	return rw_at(f, buf, count, pos, false);
+	if (!S_ISDIR(file_inode(f)->i_mode) && (!f->f_op || !f->f_op->read))
+		return -EINVAL;		/* a directory "reads" as EISDIR, later */
+	return 0;
 }
 
-ssize_t vfs_write(struct file *f, const void *buf, size_t count, loff_t *pos)
+int vfs_may_write(struct file *f)
 {
 	if (!(f->f_mode & FMODE_WRITE))
 		return -EBADF;
 	if (!f->f_op || !f->f_op->write)
 		return -EINVAL;
+	return 0;
+}
+
+ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos)
+{
+	int err = vfs_may_read(f);
+
+	if (err)
+		return err;
+	if (S_ISDIR(file_inode(f)->i_mode))
+		return -EISDIR;
+	return rw_at(f, buf, count, pos, false);
+}
+
+ssize_t vfs_write(struct file *f, const void *buf, size_t count, loff_t *pos)
+{
+	int err = vfs_may_write(f);
+
+	if (err)
+		return err;
 	return rw_at(f, (void *)buf, count, pos, true);
+}
+
+bool file_has_offsets(struct file *f)
+{
+	return f->f_op && f->f_op->llseek && f->f_op->llseek != no_llseek;
 }
 
 loff_t vfs_llseek(struct file *f, loff_t offset, int whence)

@@ -380,15 +380,15 @@ long sys_tgkill(u64 tgid, u64 tid, u64 sig, u64 a3, u64 a4, u64 a5)
 }
 
 /*
- * Called by do_exit of every thread. A thread other than the leader goes
+ * Called by do_exit of every thread, after it left its thread group
+ * (group_dead: it was the last). A thread other than the leader goes
  * to the reaper (nobody waits for it). The last thread of a process makes
  * the process a zombie: off process_list, its children to the reaper,
  * its parent told (the leader stands for the process, whenever it left).
  */
-void exit_notify(struct task *t)
+void exit_notify(struct task *t, bool group_dead)
 {
 	struct task *leader = t->group_leader, *c, *n;
-	bool group_dead = !t->sighand || sighand_leave_group(t);
 
 	spin_lock(&process_lock);
 	if (t != leader)

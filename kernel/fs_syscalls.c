@@ -1,9 +1,9 @@
 /*
  * The file system calls, over the VFS (include/quire/fs.h) and the
- * process's descriptor table (include/quire/fdtable.h). Data moves through
- * a kernel bounce buffer a page at a time; every user pointer is copied
- * with the exception-table copies, so a bad one is -EFAULT. Paths are at
- * most PATH_MAX bytes (ENAMETOOLONG).
+ * process's descriptor table (include/quire/fdtable.h); read, write and
+ * their positioned and vectored forms are in kernel/rw_syscalls.c. Every
+ * user pointer is copied with the exception-table copies, so a bad one is
+ * -EFAULT. Paths are at most PATH_MAX bytes (ENAMETOOLONG).
  */
 #define pr_fmt(fmt) "syscall: " fmt
 #include <quire/process.h>
@@ -21,7 +21,6 @@
 #include <quire/mmap.h>
 
 #define PATH_MAX 4096
-#define BOUNCE PAGE_SIZE
 
 static struct files_struct *files(void)
 {
@@ -58,141 +57,6 @@ static long dirfd_inode(int dirfd, struct file **held, struct inode **dir)
 		return -EBADF;
 	*dir = file_inode(*held);
 	return 0;
-}
-
-/* The file behind fd and a bounce buffer for moving len bytes at ubuf: 0 or -errno. */
-static long rw_begin(u64 fd, u64 ubuf, u64 len, struct file **f, char **bounce)
-{
-	if (!access_ok((void *)ubuf, len))
-		return -EFAULT;
-	*f = fget(files(), (int)fd);
-	if (!*f)
-		return -EBADF;
-	*bounce = kmalloc(BOUNCE, GFP_KERNEL);
-	if (!*bounce) {
-		fput(*f);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* read(2) at the file position (pos NULL) or pread64(2) at *pos. */
-static long do_read(u64 fd, u64 ubuf, u64 len, loff_t *pos)
-{
-	struct file *f;
-	char *bounce;
-	long done = rw_begin(fd, ubuf, len, &f, &bounce);
-
-	if (done)
-		return done;
-	if (pos && (!f->f_op || !f->f_op->llseek || f->f_op->llseek == no_llseek)) {
-		done = -ESPIPE;		/* a pipe or a terminal has no offsets */
-		len = 0;
-	}
-	while ((u64)done < len) {
-		ssize_t n = vfs_read(f, bounce, min(len - done, (u64)BOUNCE), pos);
-
-		if (n <= 0) {
-			if (n < 0 && !done)
-				done = n;
-			break;
-		}
-		if (copy_to_user((void *)(ubuf + done), bounce, n)) {
-			done = done ? done : -EFAULT;
-			break;
-		}
-		done += n;
-		if ((size_t)n < min(len - done + n, (u64)BOUNCE))
-			break;		/* a short read (a terminal line, the end): return it */
-	}
-	kfree(bounce);
-	fput(f);
-	return done;
-}
-
-long sys_read(u64 fd, u64 ubuf, u64 len, u64 a3, u64 a4, u64 a5)
-{
-	return do_read(fd, ubuf, len, NULL);
-}
-
-/* pread64: read at offset off without moving the file position. */
-long sys_pread64(u64 fd, u64 ubuf, u64 len, u64 off, u64 a4, u64 a5)
-{
-	loff_t pos = (loff_t)off;
-
-	if (pos < 0)
-		return -EINVAL;
-	return do_read(fd, ubuf, len, &pos);
-}
-
-long sys_write(u64 fd, u64 ubuf, u64 len, u64 a3, u64 a4, u64 a5)
-{
-	struct file *f;
-	char *bounce;
-	long done = rw_begin(fd, ubuf, len, &f, &bounce);
-
-	if (done)
-		return done;
-	while ((u64)done < len) {
-		size_t chunk = min(len - done, (u64)BOUNCE);
-		ssize_t n;
-
-		if (copy_from_user(bounce, (void *)(ubuf + done), chunk)) {
-			done = done ? done : -EFAULT;
-			break;
-		}
-		n = vfs_write(f, bounce, chunk, NULL);
-		if (n < 0) {
-			done = done ? done : n;
-			break;
-		}
-		done += n;
-		if ((size_t)n < chunk)
-			break;
-	}
-	kfree(bounce);
-	fput(f);
-	return done;
-}
-
-struct iovec {
-	u64 iov_base;
-	u64 iov_len;
-};
-
-static long do_iov(u64 fd, u64 uiov, u64 iovcnt, bool write)
-{
-	long total = 0;
-
-	if (iovcnt > 1024)
-		return -EINVAL;
-	for (u64 i = 0; i < iovcnt; i++) {
-		struct iovec iov;
-		long n;
-
-		if (copy_from_user(&iov, (void *)(uiov + i * sizeof(iov)), sizeof(iov)))
-			return total ? total : -EFAULT;
-		if (!iov.iov_len)
-			continue;
-		n = write ? sys_write(fd, iov.iov_base, iov.iov_len, 0, 0, 0)
-			  : sys_read(fd, iov.iov_base, iov.iov_len, 0, 0, 0);
-		if (n < 0)
-			return total ? total : n;
-		total += n;
-		if ((u64)n < iov.iov_len)
-			break;
-	}
-	return total;
-}
-
-long sys_readv(u64 fd, u64 uiov, u64 iovcnt, u64 a3, u64 a4, u64 a5)
-{
-	return do_iov(fd, uiov, iovcnt, false);
-}
-
-long sys_writev(u64 fd, u64 uiov, u64 iovcnt, u64 a3, u64 a4, u64 a5)
-{
-	return do_iov(fd, uiov, iovcnt, true);
 }
 
 long sys_openat(u64 dirfd, u64 upath, u64 flags, u64 mode, u64 a4, u64 a5)
@@ -449,6 +313,47 @@ long sys_rmdir(u64 upath, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return path_op(upath, vfs_rmdir);
 }
 
+/*
+ * truncate(2) and ftruncate(2): a regular file's size, in Linux's order of
+ * errors: a negative length EINVAL first; then the path (ENOENT, ...) or
+ * the descriptor (EBADF); a directory EISDIR (truncate) or, with
+ * ftruncate, anything not a regular file opened for writing EINVAL.
+ */
+long sys_truncate(u64 upath, u64 length, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct inode *inode;
+	char *path;
+	long err;
+
+	if ((long)length < 0)
+		return -EINVAL;
+	err = get_path((const char *)upath, &path);
+	if (err)
+		return err;
+	err = vfs_lookup(files()->cwd, path, &inode);
+	kfree(path);
+	if (err)
+		return err;
+	err = vfs_truncate(inode, (loff_t)length);
+	iput(inode);
+	return err;
+}
+
+long sys_ftruncate(u64 fd, u64 length, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct file *f;
+	long err;
+
+	if ((long)length < 0)
+		return -EINVAL;
+	f = fget(files(), (int)fd);
+	if (!f)
+		return -EBADF;
+	err = S_ISREG(file_inode(f)->i_mode) ? vfs_ftruncate(f, (loff_t)length) : -EINVAL;
+	fput(f);
+	return err;
+}
+
 long sys_chdir(u64 upath, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	struct inode *dir, *old;
@@ -601,6 +506,51 @@ long sys_fcntl(u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a5)
 	return r;
 }
 
+/*
+ * fsync, fdatasync, syncfs and sync: nothing is ever written back (every
+ * file lives in RAM, fs/sync.c), so these answer what Linux answers for
+ * such a file: 0, EBADF for a bad descriptor, and for fsync/fdatasync
+ * EINVAL on a file that cannot be synced (a pipe, a device).
+ */
+static long do_fsync(u64 fd, int datasync)
+{
+	struct file *f = fget(files(), (int)fd);
+	long r;
+
+	if (!f)
+		return -EBADF;
+	r = vfs_fsync(f, datasync);
+	fput(f);
+	return r;
+}
+
+long sys_fsync(u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return do_fsync(fd, 0);
+}
+
+long sys_fdatasync(u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return do_fsync(fd, 1);
+}
+
+long sys_syncfs(u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct file *f = fget(files(), (int)fd);
+	long r;
+
+	if (!f)
+		return -EBADF;
+	r = vfs_syncfs(f);
+	fput(f);
+	return r;
+}
+
+long sys_sync(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return 0;
+}
+
 long sys_pipe2(u64 ufds, u64 flags, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	struct file *f[2];
@@ -674,16 +624,28 @@ long sys_memfd_create(u64 uname, u64 flags, u64 a2, u64 a3, u64 a4, u64 a5)
 	return fd;
 }
 
-/* Whether a file may be mapped with prot and flags (mmap's file checks, Linux's errno). */
-long mmap_file_check(struct file *f, u64 prot, u64 flags)
+/*
+ * mmap's checks of a file, in Linux's order (EACCES for the access, then
+ * ENODEV for what cannot be mapped), and what the VMA will map, in
+ * *mapped: f itself for a regular file (its page cache; a new reference),
+ * or what a device's mmap_backing says (/dev/zero: NULL for private
+ * anonymous memory, a shared RAM file). The caller keeps its own
+ * reference on f.
+ */
+long mmap_file_prepare(struct file *f, u64 len, u64 prot, u64 flags, struct file **mapped)
 {
-	if (!S_ISREG(file_inode(f)->i_mode))
-		return -ENODEV;		/* devices and directories: not mappable yet */
-	if (!(f->f_mode & FMODE_READ))
-		return -EACCES;
+	*mapped = NULL;
 	if ((flags & MAP_SHARED) && (prot & PROT_WRITE) && !(f->f_mode & FMODE_WRITE))
 		return -EACCES;
-	return 0;
+	if (!(f->f_mode & FMODE_READ))
+		return -EACCES;
+	if (S_ISREG(file_inode(f)->i_mode)) {
+		*mapped = get_file(f);
+		return 0;
+	}
+	if (!f->f_op || !f->f_op->mmap_backing)
+		return -ENODEV;		/* directories, pipes, the console, /dev/null */
+	return f->f_op->mmap_backing(f, len, flags, mapped);
 }
 
 /* An unnamed RAM file of size bytes, for MAP_SHARED|MAP_ANONYMOUS. */

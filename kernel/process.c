@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) "process: " fmt
 #include <quire/process.h>
+#include <quire/itimer.h>
 #include <quire/mmap.h>
 #include <quire/fdtable.h>
 #include <quire/signal.h>
@@ -134,6 +135,8 @@ void do_exit(int status)
 	struct task *t = current;
 	struct mm_struct *mm = t->mm;
 
+	bool group_dead;
+
 	if (t->arg && t->fn == spawn_thread) {
 		free_spawn_args(t->arg);
 		t->arg = NULL;
@@ -152,6 +155,13 @@ void do_exit(int status)
 		files_put(t->files);
 		t->files = NULL;
 	}
-	exit_notify(t);
+	group_dead = !t->sighand || sighand_leave_group(t);
+	/*
+	 * The process's timers are its leader's and last as long as it does:
+	 * cancelled (waiting for one firing now) before anyone can reap it.
+	 */
+	if (group_dead)
+		exit_itimers(t->group_leader);
+	exit_notify(t, group_dead);
 	kthread_exit(status);
 }

@@ -424,6 +424,7 @@ long sched_nr_tasks(void)
 
 static void free_task(struct task *t)
 {
+	BUG_ON(timer_pending(&t->real_timer));	/* do_exit cancels it (exit_itimers) */
 	free_sighand(t);
 	__atomic_fetch_sub(&nr_tasks, 1, __ATOMIC_RELAXED);
 	__free_pages(virt_to_page(t->stack), KERNEL_STACK_ORDER);

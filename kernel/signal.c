@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) "signal: " fmt
 #include <quire/signal.h>
+#include <quire/itimer.h>
 #include <quire/process.h>
 #include <quire/syscalls.h>
 #include <quire/uaccess.h>
@@ -422,6 +423,15 @@ int de_thread(struct task *t)
 	return 0;
 }
 
+int send_sig_kernel(int sig, struct task *t)
+{
+	if (!t->sighand)
+		return -ESRCH;
+	if (sig >= SIGRTMIN)
+		return -EINVAL;		/* a real-time signal needs an entry: not from here */
+	return queue_signal(t, sig, NULL, true);	/* the bit alone: si_code SI_KERNEL, pid and uid 0 */
+}
+
 /* A fault's signal cannot be blocked or ignored away: Linux resets such an action. */
 static void force_sig_info(struct sigqueue *q, int sig)
 {
@@ -520,6 +530,8 @@ static int dequeue_signal(struct task *t, siginfo_t *info, const char **why)
 			dequeue_from(sh, &sh->shared_pending, sig, info, why);
 	}
 	recalc_sigpending(t);
+	if (sig == SIGALRM)
+		itimer_real_rearm(t->group_leader);	/* the process's timer: next period */
 	return sig;
 }
 

@@ -65,14 +65,16 @@ static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 		}
 		off = 0;
 	} else {
-		file = fget(current->files, (int)fd);
-		if (!file)
+		struct file *f = fget(current->files, (int)fd);
+
+		if (!f)
 			return -EBADF;
-		ret = mmap_file_check(file, prot, flags);
-		if (ret) {
-			fput(file);
+		ret = mmap_file_prepare(f, len, prot, flags, &file);
+		if (file != f)
+			off = 0;	/* a device's stand-in (/dev/zero) is mapped from its start */
+		fput(f);
+		if (ret)
 			return ret;
-		}
 	}
 	down_write(&mm->mmap_lock);
 	ret = do_mmap(mm, addr, len, prot, flags, file, off >> PAGE_SHIFT);
@@ -98,6 +100,9 @@ static long sys_madvise(u64 addr, u64 len, u64 advice, u64 a3, u64 a4, u64 a5)
 	struct mm_struct *mm = current->mm;
 	int ret;
 
+	/* Populating faults pages in, and a fault takes mmap_lock itself. */
+	if (advice == MADV_POPULATE_READ || advice == MADV_POPULATE_WRITE)
+		return madvise_populate(mm, addr, len, advice == MADV_POPULATE_WRITE);
 	down_write(&mm->mmap_lock);
 	ret = do_madvise(mm, addr, len, (int)advice);
 	up_write(&mm->mmap_lock);
@@ -428,13 +433,20 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[234] = sys_tgkill,
 	[16] = sys_ioctl,
 	[17] = sys_pread64,
+	[18] = sys_pwrite64,
 	[19] = sys_readv,
 	[20] = sys_writev,
 	[21] = sys_access,
 	[22] = sys_pipe,
 	[24] = sys_sched_yield,
+	[25] = sys_mremap,
+	[26] = sys_msync,
+	[27] = sys_mincore,
 	[28] = sys_madvise,
 	[35] = sys_nanosleep,
+	[36] = sys_getitimer,
+	[37] = sys_alarm,
+	[38] = sys_setitimer,
 	[32] = sys_dup,
 	[33] = sys_dup2,
 	[39] = sys_getpid,
@@ -453,12 +465,17 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[107] = sys_getuid,		/* geteuid */
 	[108] = sys_getuid,		/* getegid */
 	[72] = sys_fcntl,
+	[74] = sys_fsync,
+	[76] = sys_truncate,
+	[77] = sys_ftruncate,
+	[75] = sys_fdatasync,
 	[80] = sys_chdir,
 	[83] = sys_mkdir,
 	[84] = sys_rmdir,
 	[87] = sys_unlink,
 	[110] = sys_getppid,
 	[158] = sys_arch_prctl,
+	[162] = sys_sync,
 	[169] = sys_reboot,
 	[186] = sys_gettid,
 	[217] = sys_getdents64,
@@ -471,6 +488,11 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[269] = sys_faccessat,
 	[292] = sys_dup3,
 	[293] = sys_pipe2,
+	[295] = sys_preadv,
+	[296] = sys_pwritev,
+	[306] = sys_syncfs,
+	[327] = sys_preadv2,
+	[328] = sys_pwritev2,
 	[203] = sys_sched_setaffinity,
 	[204] = sys_sched_getaffinity,
 	[273] = sys_set_robust_list,

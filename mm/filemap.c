@@ -13,7 +13,10 @@
  * folio: reads of it see zeroes and writes fill it. Removal (truncate,
  * eviction) clears folio->mapping and drops the tree's reference, so a
  * folio still mapped somewhere outlives its file but is known to be
- * truncated.
+ * truncated. The folio lock (include/quire/mm.h) is held while a new
+ * folio is filled and inserted, while truncate takes one out, and while a
+ * fault maps one (mm/memory.c): a fault that holds it sees folio->mapping
+ * stay as it checked it until its PTE is in.
  */
 #include <quire/pagemap.h>
 #include <quire/sched.h>
@@ -50,6 +53,7 @@ int filemap_add_folio(struct address_space *mapping, struct folio *folio, unsign
 {
 	int err;
 
+	VM_BUG_ON_FOLIO(!folio_test_locked(folio), folio);	/* nobody sees it half-made */
 	folio->mapping = mapping;
 	folio->index = index;
 	folio_get(folio);			/* the cache's reference */
@@ -88,9 +92,11 @@ static int filemap_create_folio(struct file *file, struct address_space *mapping
 	/* read_folio finds the file through these; the tree does not hold it yet. */
 	folio->mapping = mapping;
 	folio->index = index;
+	folio_lock(folio);		/* a new folio: never contended */
 	err = a_ops->read_folio(file, folio);
 	if (!err)
 		err = filemap_add_folio(mapping, folio, index);
+	folio_unlock(folio);
 	if (err) {
 		folio->mapping = NULL;
 		folio_put(folio);
@@ -130,20 +136,30 @@ int filemap_fault_folio(struct file *file, unsigned long index, struct folio **f
 	return err;
 }
 
-/* Remove the first folio at or after *index; NULL when none is left. */
-static struct folio *remove_next(struct address_space *mapping, unsigned long *index)
+/* The first folio at or after *index, with a reference; NULL when none is left. */
+static struct folio *find_next(struct address_space *mapping, unsigned long *index)
 {
 	struct folio *folio;
 
 	spin_lock(&mapping->i_pages_lock);
 	folio = radix_tree_next(&mapping->i_pages, index);
-	if (folio) {
-		radix_tree_delete(&mapping->i_pages, *index);
-		mapping->nrpages--;
-		folio->mapping = NULL;
-	}
+	if (folio)
+		folio_get(folio);
 	spin_unlock(&mapping->i_pages_lock);
 	return folio;
+}
+
+/* Take a locked folio out of the cache (it keeps the caller's reference). */
+static void filemap_remove_folio(struct address_space *mapping, struct folio *folio)
+{
+	VM_BUG_ON_FOLIO(!folio_test_locked(folio), folio);
+	spin_lock(&mapping->i_pages_lock);
+	radix_tree_delete(&mapping->i_pages, folio->index);
+	mapping->nrpages--;
+	folio->mapping = NULL;
+	spin_unlock(&mapping->i_pages_lock);
+	mapping->host->i_blocks -= PAGE_SIZE / 512;
+	folio_put(folio);		/* the cache's reference */
 }
 
 void truncate_inode_pages(struct address_space *mapping, loff_t start)
@@ -157,15 +173,21 @@ void truncate_inode_pages(struct address_space *mapping, loff_t start)
 	if (partial) {
 		folio = filemap_get_folio(mapping, (unsigned long)(start >> PAGE_SHIFT));
 		if (folio) {
+			folio_lock(folio);
 			memset((char *)folio_address(folio) + partial, 0, PAGE_SIZE - partial);
+			folio_unlock(folio);
 			folio_put(folio);
 		}
 	}
 	/* Mappings of the pages that go are zapped first (mm/zap.c). */
 	first = index;
 	unmap_mapping_pages(mapping, first);
-	while ((folio = remove_next(mapping, &index))) {
-		mapping->host->i_blocks -= PAGE_SIZE / 512;
+	while ((folio = find_next(mapping, &index))) {
+		/* Locked: a fault mapping it, or anyone else holding it, finishes first. */
+		folio_lock(folio);
+		if (folio->mapping == mapping)
+			filemap_remove_folio(mapping, folio);
+		folio_unlock(folio);
 		folio_put(folio);
 		if (index == ~0UL)
 			break;

@@ -303,8 +303,12 @@ unsigned long deferred_split_scan(unsigned long nr_to_scan)
 		}
 		list_move_tail(&folio->lru, &deferred_list);
 		spin_unlock(&deferred_lock);
-		if (split_folio(folio) == 0)
-			split++;	/* (a split takes it off the queue) */
+		/* A folio someone has locked is busy: it stays queued for the next scan. */
+		if (folio_trylock(folio)) {
+			if (split_folio(folio) == 0)
+				split++;	/* (a split takes it off the queue) */
+			folio_unlock(folio);	/* the first folio of the split, or the same */
+		}
 		folio_put(folio);
 	}
 	return split;
@@ -333,7 +337,8 @@ static bool split_pmd_one(struct folio *folio, struct vm_area_struct *vma,
 
 /*
  * The locks of every PTE table that may map the folio (anon_vma root lock
- * held for writing, so no mapping VMA goes away and no table is freed).
+ * held for writing, so no mapping VMA goes away, no table is freed and
+ * mremap moves nothing).
  */
 struct mm_lock_set {
 	spinlock_t **locks;
@@ -359,6 +364,47 @@ static spinlock_t *mapper_lock(struct folio *folio, struct vm_area_struct *vma,
 	return pte_lockptr(vma->vm_mm, pmd);
 }
 
+/*
+ * Where the folio lies in vma: [*start, *end), clipped to the VMA. False
+ * when vma cannot map it.
+ */
+static bool folio_range_in_vma(struct folio *folio, struct vm_area_struct *vma,
+			       unsigned long *start, unsigned long *end)
+{
+	unsigned long nr = folio_nr_pages(folio);
+	unsigned long address = vma_address(vma, folio->index, nr);
+	unsigned long first = max(folio->index, vma->vm_pgoff);
+
+	if (address == (unsigned long)-EFAULT)
+		return false;
+	*start = address;
+	*end = min(address + ((folio->index + nr - first) << PAGE_SHIFT), vma->vm_end);
+	return true;
+}
+
+/* Add the lock of the table mapping the folio in vma at address (trylock). */
+static int lock_mapper(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
+		       struct mm_lock_set *set)
+{
+	bool seen = false, busy = false;
+	spinlock_t *ptl = mapper_lock(folio, vma, address, &busy);
+
+	if (busy)
+		return -EAGAIN;
+	if (!ptl)
+		return 0;
+	for (int i = 0; i < set->nr; i++)
+		seen |= set->locks[i] == ptl;
+	if (seen)
+		return 0;
+	/* Never wait for a second lock while holding one: back off instead. */
+	if (!spin_trylock(ptl))
+		return -EAGAIN;
+	count_mm_cost(MM_COST_PTL_ACQUIRE);
+	set->locks[set->nr++] = ptl;
+	return 0;
+}
+
 static int lock_mappers(struct folio *folio, struct mm_lock_set *set)
 {
 	struct anon_vma_chain *avc;
@@ -369,32 +415,25 @@ static int lock_mappers(struct folio *folio, struct mm_lock_set *set)
 
 	list_for_each_entry(avc, &av->chains, same_anon_vma)
 		cap++;
-	set->locks = kmalloc(sizeof(*set->locks) * (cap ? cap : 1), GFP_KERNEL);
+	/*
+	 * A folio of at most 2 MiB spans at most two tables per VMA: one when
+	 * it was faulted in (aligned), two after an unaligned mremap moved it.
+	 */
+	set->locks = kmalloc(sizeof(*set->locks) * 2 * (cap ? cap : 1), GFP_KERNEL);
 	set->nr = 0;
 	if (!set->locks)
 		return -ENOMEM;
 	list_for_each_entry(avc, &av->chains, same_anon_vma) {
-		unsigned long address = vma_address(avc->vma, folio->index, folio_nr_pages(folio));
-		bool seen = false, busy = false;
-		spinlock_t *ptl;
+		unsigned long start, end;
 
-		if (address == (unsigned long)-EFAULT)
+		if (!folio_range_in_vma(folio, avc->vma, &start, &end))
 			continue;
-		/* A large folio below PMD size lies in one 2 MiB block: one table per VMA. */
-		ptl = mapper_lock(folio, avc->vma, address, &busy);
-		if (busy)
-			return -EAGAIN;
-		if (!ptl)
-			continue;
-		for (int i = 0; i < set->nr; i++)
-			seen |= set->locks[i] == ptl;
-		if (seen)
-			continue;
-		/* Never wait for a second lock while holding one: back off instead. */
-		if (!spin_trylock(ptl))
-			return -EAGAIN;
-		count_mm_cost(MM_COST_PTL_ACQUIRE);
-		set->locks[set->nr++] = ptl;
+		for (unsigned long a = start; a < end; a = ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE) {
+			int err = lock_mapper(folio, avc->vma, a, set);
+
+			if (err)
+				return err;
+		}
 	}
 	return 0;
 }
@@ -442,7 +481,8 @@ static int split_folio_metadata(struct folio *folio, unsigned int new_order,
 			maps += m;
 			mapped_pages += m > 0;
 		}
-		h->flags = (h->flags & per_page) | flags;
+		/* The first new folio keeps the caller's folio lock; the others start unlocked. */
+		h->flags = (h->flags & per_page) | flags | (off ? 0 : head->flags & (1UL << PG_locked));
 		h->compound_head = 0;
 		h->lru.prev = NULL;
 		h->mapping = av;
@@ -495,6 +535,7 @@ int split_folio_to_order(struct folio *folio, unsigned int new_order)
 	if (!folio_test_large(folio) || !folio_test_anon(folio) || new_order >= order ||
 	    new_order == 1)
 		return -EINVAL;
+	VM_BUG_ON_FOLIO(!folio_test_locked(folio), folio);	/* the caller's, as Linux */
 	to_free = kmalloc(sizeof(*to_free) << (order - new_order), GFP_KERNEL);
 	if (!to_free)
 		return -ENOMEM;

@@ -158,9 +158,12 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *p
 	ret = filemap_fault_folio(vma->vm_file, idx, &folio);
 	if (ret)
 		return ret;
+	/* Held until the PTE is in: truncate cannot take the folio out meanwhile. */
+	folio_lock(folio);
 	if (write && !shared) {
 		copy = alloc_anon_page(folio_page(folio, 0), addr);
 		if (!copy) {
+			folio_unlock(folio);
 			folio_put(folio);
 			return -ENOMEM;
 		}
@@ -178,16 +181,16 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *p
 		} else {
 			*pte = mk_pte(vma, folio_page(folio, 0), shared && (vma->vm_flags & VM_WRITE));
 			folio_add_file_rmap_pte(folio, folio_page(folio, 0), vma);
-			folio = NULL;
+			folio_get(folio);	/* the mapping's; ours goes below */
 		}
 		atomic_long_inc(&mm->rss);
 	}
 	if (pte)
 		pte_unmap_unlock(pte, ptl);
+	folio_unlock(folio);
 	if (copy)
 		folio_put(copy);
-	if (folio)
-		folio_put(folio);
+	folio_put(folio);
 	return ret;
 }
 
@@ -304,9 +307,17 @@ static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 	struct page *page = is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
 	struct folio *folio = page ? page_folio(page) : NULL;
 
-	if (folio && folio_test_anon(folio) &&
-	    (PageAnonExclusive(page) ||
-	     (!folio_test_large(folio) && folio_mapped_by_us_only(folio)))) {
+	bool reuse = false;
+
+	if (folio && folio_test_anon(folio) && PageAnonExclusive(page)) {
+		reuse = true;
+	} else if (folio && folio_test_anon(folio) && !folio_test_large(folio) &&
+		   folio_trylock(folio)) {
+		/* As Linux: decide with the folio locked; if someone holds it, copy. */
+		reuse = folio_mapped_by_us_only(folio);
+		folio_unlock(folio);
+	}
+	if (reuse) {
 		*pte |= _PAGE_RW | _PAGE_DIRTY;
 		SetPageAnonExclusive(page);
 		return WP_REUSED;

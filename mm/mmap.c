@@ -1,7 +1,8 @@
 /*
  * Address spaces and their VMAs: creation and teardown, lookup, mmap,
- * munmap with VMA splitting, mprotect, madvise, brk, and merging adjacent
- * compatible VMAs after mmap, brk and flag changes (vma_merge). The VMAs are kept in a
+ * munmap with VMA splitting, mprotect, brk, and merging adjacent
+ * compatible VMAs after mmap, brk and flag changes (vma_merge); madvise,
+ * with the helpers below, is in madvise.c. The VMAs are kept in a
  * list sorted by address, for ordered walks, and mirrored in a sorted array
  * that find_vma searches in O(log n). Changes rebuild the array (O(n), as
  * the list insertion already is); lookups, which faults do, are the hot
@@ -249,13 +250,13 @@ static void vma_merge_pair(struct vm_area_struct *lo, struct vm_area_struct *hi)
 }
 
 /*
- * Linux's vma_merge for v, just mapped or just given new flags: v joins
- * its neighbours where they are compatible (same flags, same file and
- * contiguous offsets, anon_vma_mergeable); joining both also needs prev's
- * and next's anon_vmas to be the same or one NULL. Returns the VMA that
- * now holds v's range. mmap_lock held for writing.
+ * Linux's vma_merge for v, just mapped, moved, grown or given new flags: v
+ * joins its neighbours where they are compatible (same flags, same file
+ * and contiguous offsets, anon_vma_mergeable); joining both also needs
+ * prev's and next's anon_vmas to be the same or one NULL. Returns the VMA
+ * that now holds v's range. mmap_lock held for writing.
  */
-static struct vm_area_struct *vma_merge(struct vm_area_struct *v)
+struct vm_area_struct *vma_merge(struct vm_area_struct *v)
 {
 	struct vm_area_struct *prev = vma_prev(v), *next = vma_next(v);
 	bool left = prev && vmas_mergeable(prev, v, prev);
@@ -371,6 +372,18 @@ static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len)
 	}
 }
 
+unsigned long mmap_free_range(struct mm_struct *mm, unsigned long hint, unsigned long len)
+{
+	/* A hint is used when the range is free, as on Linux. */
+	struct vm_area_struct *v = hint ? find_vma(mm, ALIGN_DOWN(hint, PAGE_SIZE)) : NULL;
+
+	hint = ALIGN_DOWN(hint, PAGE_SIZE);
+	if (hint && hint >= MMAP_MIN_ADDR && len <= USER_TOP && hint <= USER_TOP - len &&
+	    !(v && v->vm_start < hint + len))
+		return hint;
+	return get_unmapped_area(mm, len);
+}
+
 long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 	     unsigned long prot, unsigned long flags, struct file *file, unsigned long pgoff)
 {
@@ -399,13 +412,7 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 				return err;
 		}
 	} else {
-		/* A hint is used when the range is free, as on Linux. */
-		struct vm_area_struct *v = addr ? find_vma(mm, ALIGN_DOWN(addr, PAGE_SIZE)) : NULL;
-
-		addr = ALIGN_DOWN(addr, PAGE_SIZE);
-		if (!addr || addr < MMAP_MIN_ADDR || addr + len > USER_TOP ||
-		    (v && v->vm_start < addr + len))
-			addr = get_unmapped_area(mm, len);
+		addr = mmap_free_range(mm, addr, len);
 		if (!addr)
 			return -ENOMEM;
 	}
@@ -453,8 +460,8 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
  * madvise_update_vma do. Like Linux, a hole ends the walk with -ENOMEM
  * after the VMAs before it were handled.
  */
-static int modify_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
-			    unsigned long clear, unsigned long set, bool protection)
+int modify_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
+		     unsigned long clear, unsigned long set, bool protection)
 {
 	unsigned long addr = start;
 
@@ -510,9 +517,8 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, un
  * splitting any; like modify_vma_flags, a hole ends the walk with
  * -ENOMEM after the VMAs before it were handled.
  */
-static int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long end,
-			     void (*fn)(struct vm_area_struct *v, unsigned long from,
-					unsigned long to))
+int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long end,
+		      void (*fn)(struct vm_area_struct *v, unsigned long from, unsigned long to))
 {
 	unsigned long addr = start;
 
@@ -526,37 +532,4 @@ static int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned
 		addr = v->vm_end;
 	}
 	return 0;
-}
-
-int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice)
-{
-	unsigned long end;
-
-	if (!IS_ALIGNED(start, PAGE_SIZE))
-		return -EINVAL;
-	end = start + ALIGN_UP(len, PAGE_SIZE);
-	if (end < start)
-		return -EINVAL;
-	switch (advice) {
-	case MADV_NORMAL:
-	case MADV_RANDOM:
-	case MADV_SEQUENTIAL:
-	case MADV_WILLNEED:
-		/* Hints Quire has no use for (no readahead): only the range is checked. */
-		return for_each_vma_part(mm, start, end, NULL);
-	case MADV_DONTNEED:
-		/* Zaps the pages, never splits a VMA (one call per page stays one VMA). */
-		return for_each_vma_part(mm, start, end, unmap_region);
-	case MADV_DONTFORK:
-		return modify_vma_flags(mm, start, end, 0, VM_DONTCOPY, false);
-	case MADV_DOFORK:
-		return modify_vma_flags(mm, start, end, VM_DONTCOPY, 0, false);
-	case MADV_HUGEPAGE:
-		/* Which folio sizes a fault may use (thp_vma_allowable_orders). */
-		return modify_vma_flags(mm, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE, false);
-	case MADV_NOHUGEPAGE:
-		return modify_vma_flags(mm, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE, false);
-	default:
-		return -EINVAL;
-	}
 }

@@ -11,12 +11,14 @@
  *
  * Lock order of the whole mm, outermost first (docs/locking.md):
  *   mm->mmap_lock (rwsem)
+ *    the folio lock (PG_locked, sleeping; trylock only under the locks below)
  *     anon_vma->root->rwsem, mapping->i_mmap_rwsem
  *       the page-table locks: a PMD table's lock (PMD entries, deposited
  *       tables), then a PTE table's lock (its PTEs); fork: the parent's,
- *       then the child's; split_folio_to_order: every mapper's PTE table
- *       lock by trylock; mm->page_table_lock (PGD/P4D/PUD entries, a VMA's
- *       first anon_vma) never together with them
+ *       then the child's; mremap (rmap locks held for writing): the old
+ *       table's, then the new one's; split_folio_to_order: every mapper's
+ *       PTE table lock by trylock; mm->page_table_lock (PGD/P4D/PUD
+ *       entries, a VMA's first anon_vma) never together with them
  *         deferred_lock, then the page and slab allocator locks
  * Every rmap call below is made under the lock of the table holding the
  * entry that changes (or before a new table is installed, while no other

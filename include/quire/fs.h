@@ -133,8 +133,20 @@ struct file_operations {
 	int (*iterate)(struct file *file, struct dir_context *ctx);
 	/* arg is a kernel pointer for the ioctls with a struct argument (fs/ioctl.c). */
 	long (*ioctl)(struct file *file, unsigned int cmd, unsigned long arg);
-	/* Unused: mmap(2) maps a regular file through its page cache, and refuses others. */
-	int (*mmap)(struct file *file, struct vm_area_struct *vma);
+	/*
+	 * A device mmap(2) may map, as what (NULL: mmap of it is ENODEV):
+	 * before the VMA is made, say in *backing which file's page cache to
+	 * map instead, with a reference for the caller, or NULL for private
+	 * anonymous memory (/dev/zero). len and flags are mmap's. 0 or
+	 * -errno. Regular files do not use it: mmap maps their page cache.
+	 */
+	int (*mmap_backing)(struct file *file, u64 len, u64 flags, struct file **backing);
+	/*
+	 * fsync(2) and fdatasync(2): write the file's data (and, unless
+	 * datasync, its metadata) back to its storage. NULL: the file cannot
+	 * be synced (a pipe, a device: EINVAL, as Linux says).
+	 */
+	int (*fsync)(struct file *file, int datasync);
 	int (*open)(struct inode *inode, struct file *file);
 	int (*release)(struct inode *inode, struct file *file);
 };
@@ -255,6 +267,17 @@ int vfs_fstat(struct file *f, struct stat *st);
  */
 ssize_t vfs_read(struct file *f, void *buf, size_t count, loff_t *pos);
 ssize_t vfs_write(struct file *f, const void *buf, size_t count, loff_t *pos);
+/*
+ * What vfs_read/vfs_write check first, for callers that must answer
+ * before they move anything (the system calls, before checking the
+ * user's buffer, as Linux): 0, -EBADF (not opened for it) or -EINVAL (the
+ * file has no such operation). A directory passes vfs_may_read; reading
+ * it is EISDIR.
+ */
+int vfs_may_read(struct file *f);
+int vfs_may_write(struct file *f);
+/* Whether the file has offsets: pread/pwrite work on it (a pipe or terminal: ESPIPE). */
+bool file_has_offsets(struct file *f);
 loff_t vfs_llseek(struct file *f, loff_t offset, int whence);
 /* Fill buf with struct linux_dirent64 records from f_pos on: bytes, 0 at the end, or -errno. */
 ssize_t vfs_getdents64(struct file *f, void *buf, size_t count);
@@ -274,6 +297,16 @@ bool dir_emit_dots(struct inode *dir, struct dir_context *ctx);
 loff_t dir_position_llseek(struct file *f, loff_t offset, int whence);
 loff_t noop_llseek(struct file *f, loff_t offset, int whence);
 loff_t no_llseek(struct file *f, loff_t offset, int whence);
+/* fsync of a file whose data lives only in memory: nothing to write back, 0 (fs/sync.c). */
+int noop_fsync(struct file *f, int datasync);
+
+/*
+ * fsync and fdatasync (fs/sync.c): the file's fsync, or -EINVAL for a file
+ * without one (pipes, devices, /proc). syncfs: the file system
+ * holding f, which for every file system Quire has means nothing to do.
+ */
+int vfs_fsync(struct file *f, int datasync);
+int vfs_syncfs(struct file *f);
 
 /*
  * Read a whole file into a kmalloc'd buffer (exec's loader): *buf and

@@ -68,7 +68,8 @@ void split_huge_pmd(struct vm_area_struct *vma, unsigned long addr);
  * Split a large anonymous folio into folios of new_order (0 or 2.. order-1;
  * order 1 is not allowed for anonymous memory, as on Linux), mapped or not:
  * PMD mappings are split into PTEs first; every PTE stays as it is. The
- * caller holds one reference, which stays with the folio of the first page.
+ * caller holds the folio lock and one reference; both stay with the folio
+ * of the first page (the others start unlocked), as on Linux.
  * -EINVAL: not a large anonymous folio, or a bad order; -EAGAIN: pinned,
  * unexpected references, or a mapper's lock busy (counted as split_failed).
  * Sub-folios no page-table entry maps are freed.

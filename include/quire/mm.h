@@ -11,6 +11,7 @@
 #include <quire/page-flags.h>
 #include <quire/mmzone.h>
 #include <quire/gfp.h>
+#include <quire/wait_bit.h>
 #include <asm/page.h>
 
 #define PAGE_POISON	0xaa	/* freed pages are filled with this in debug builds */
@@ -122,6 +123,42 @@ static inline unsigned long folio_nr_pages(const struct folio *f)
 {
 	return 1UL << folio_order(f);
 }
+
+/*
+ * The folio lock: PG_locked on the head page, a sleeping bit lock
+ * (quire/wait_bit.h). It keeps a folio's identity still while it is
+ * looked at or changed as a whole: a page-cache folio while it is filled,
+ * mapped by a fault or truncated (folio->mapping is rechecked under it),
+ * a large anonymous folio while it is split, an anonymous folio while a
+ * write fault decides to reuse it. Taken under mmap_lock and outside the
+ * rmap locks and the page-table locks (docs/locking.md); folio_trylock may
+ * be called anywhere, folio_lock only where sleeping is allowed.
+ */
+static inline bool folio_test_locked(const struct folio *f)
+{
+	return test_page_flag((const struct page *)f, PG_locked);
+}
+
+static inline bool folio_trylock(struct folio *f)
+{
+	return test_and_set_bit_lock(&f->flags, PG_locked);
+}
+
+static inline void folio_lock(struct folio *f)
+{
+	if (!folio_trylock(f))
+		wait_on_bit_lock(&f->flags, PG_locked);
+}
+
+/* Sleep until whoever holds the folio lock drops it. */
+static inline void folio_wait_locked(struct folio *f)
+{
+	if (folio_test_locked(f))
+		wait_on_bit(&f->flags, PG_locked);
+}
+
+/* Drop the folio lock (held by the caller: checked in DEBUG_MM builds) and wake its waiters. */
+void folio_unlock(struct folio *f);
 
 static inline unsigned long folio_size(const struct folio *f)
 {

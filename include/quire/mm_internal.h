@@ -28,6 +28,18 @@ void folio_put_refs(struct folio *folio, int nr);
 /* A reference unless the folio is already on its way to being freed (refcount 0). */
 bool folio_try_get(struct folio *folio);
 
+/* mmap.c, for madvise.c. mmap_lock held for writing. */
+/*
+ * Give each VMA covering [start, end) the flags (old & ~clear) | set,
+ * splitting and merging VMAs as needed (protection: change the entries
+ * too). A hole ends the walk with -ENOMEM.
+ */
+int modify_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
+		     unsigned long clear, unsigned long set, bool protection);
+/* fn (when given) on the part of each VMA inside [start, end); a hole: -ENOMEM. */
+int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long end,
+		      void (*fn)(struct vm_area_struct *v, unsigned long from, unsigned long to));
+
 /* memory.c */
 bool is_zero_pfn(unsigned long pfn);
 /*
@@ -77,6 +89,16 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 /* A page table for a future split of the PMD mapping at pmd; withdraw one back (PMD lock held). */
 void pgtable_deposit(struct mm_struct *mm, pte_t *pmd, struct page *table);
 struct page *pgtable_withdraw(struct mm_struct *mm, pte_t *pmd);
+
+/* mmap.c */
+/* v (just mapped, moved, grown or given new flags) joins compatible neighbours: the VMA now holding it. */
+struct vm_area_struct *vma_merge(struct vm_area_struct *v);
+/*
+ * Where a new mapping of len bytes goes: [hint, hint + len) when hint is
+ * not 0 and that range is free (and above MMAP_MIN_ADDR), else the highest
+ * free gap below mmap_base. 0: no room.
+ */
+unsigned long mmap_free_range(struct mm_struct *mm, unsigned long hint, unsigned long len);
 
 /* zap.c: unmap every page of a file from index first on, in every VMA (truncate). */
 void unmap_mapping_pages(struct address_space *mapping, unsigned long first);

@@ -49,10 +49,23 @@
 #define MADV_SEQUENTIAL	2
 #define MADV_WILLNEED	3
 #define MADV_DONTNEED	4
+#define MADV_FREE	8
 #define MADV_DONTFORK	10
 #define MADV_DOFORK	11
 #define MADV_HUGEPAGE	14
 #define MADV_NOHUGEPAGE	15
+#define MADV_COLD	20
+#define MADV_PAGEOUT	21
+#define MADV_POPULATE_READ	22
+#define MADV_POPULATE_WRITE	23
+
+#define MREMAP_MAYMOVE		1
+#define MREMAP_FIXED		2
+#define MREMAP_DONTUNMAP	4
+
+#define MS_ASYNC	1
+#define MS_INVALIDATE	2
+#define MS_SYNC		4
 
 struct mm_struct;
 
@@ -65,7 +78,8 @@ struct vm_area_struct {
 	struct mm_struct *vm_mm;
 	struct file *vm_file;		/* file-backed: holds a reference; NULL: anonymous */
 	unsigned long vm_pgoff;		/* file: the file page vm_start maps; anonymous: vm_start's
-					 * page number when the VMA was made (folio->index space) */
+					 * page number when the VMA was made (folio->index space),
+					 * kept when mremap moves it */
 	struct list_head vm_list;	/* in the mm's list, sorted by address */
 	struct anon_vma *anon_vma;	/* where new anonymous folios point (NULL: none yet) */
 	struct list_head anon_vma_chain;/* struct anon_vma_chain.same_vma: every anon_vma linked */
@@ -153,7 +167,33 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
 unsigned long do_brk(struct mm_struct *mm, unsigned long brk);
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot);
+/* Every advice but MADV_POPULATE_* (mm/madvise.c). */
 int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice);
+/*
+ * MADV_POPULATE_READ (write false) and MADV_POPULATE_WRITE: fault every
+ * page of [start, start + len) in, mmap_lock NOT held (each fault takes
+ * it). 0, or Linux's errno: EINVAL (bad range, or a VMA that does not
+ * allow the access), ENOMEM (a hole, no memory), EFAULT (a page past the
+ * end of a mapped file), EHWPOISON.
+ */
+int madvise_populate(struct mm_struct *mm, unsigned long start, unsigned long len, bool write);
+/*
+ * mremap (mm/mremap.c, Linux 6.12's rules and errno values): shrink or
+ * grow [addr, addr + old_len) in place, or move it, its page-table entries
+ * and all, to a new range; returns the address or -errno. mmap_lock held
+ * for writing.
+ */
+long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
+	       unsigned long new_len, unsigned long flags, unsigned long new_addr);
+/*
+ * mincore (mm/mincore.c): one byte per page from addr on, at most pages of
+ * them, inside the VMA that holds addr: 1 when the page is resident
+ * (mapped, or for a file VMA in the page cache), else 0. Returns how many
+ * bytes it wrote, or -ENOMEM when no VMA holds addr. mmap_lock held.
+ */
+long do_mincore(struct mm_struct *mm, unsigned long addr, unsigned long pages, u8 *vec);
+/* msync (mm/msync.c): checks the range and the flags; files live in RAM (nothing to write). */
+long do_msync(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long flags);
 /* Add a VMA for [start, end) (exec, the stack). -EEXIST when it overlaps. */
 int insert_vma(struct mm_struct *mm, unsigned long start, unsigned long end,
 	       unsigned long vm_flags);

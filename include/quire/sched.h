@@ -22,6 +22,7 @@
 #include <quire/percpu.h>
 #include <quire/preempt.h>
 #include <quire/sigaltstack.h>
+#include <quire/timer.h>
 
 #define TASK_RUNNING		0
 #define TASK_INTERRUPTIBLE	1
@@ -95,6 +96,14 @@ struct task {
 	volatile bool sigpending;	/* an unblocked signal waits: look at the next return to user */
 	u64 robust_list;		/* set_robust_list (recorded) */
 	struct mempolicy mempolicy;	/* set_mempolicy; inherited by fork (mm/mempolicy.c) */
+	/*
+	 * ITIMER_REAL (kernel/itimer.c): SIGALRM when it expires. Kept across
+	 * exec, not inherited by fork (a new task's is zeroed), cancelled by
+	 * do_exit before the task can be freed. Only the task itself changes
+	 * them (one thread per process).
+	 */
+	struct timer_list real_timer;
+	u64 it_real_incr;		/* its interval in ns; 0: it fires once */
 	/* The user's x87/SSE registers while switched out (fxsave format). */
 	u8 fpu_state[512] __attribute__((aligned(16)));
 };

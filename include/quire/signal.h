@@ -70,6 +70,13 @@ int de_thread(struct task *t);
 /* exit_group and fatal signals: SIGKILL the other threads, then exit with status. */
 __attribute__((noreturn)) void do_group_exit(int status);
 /*
+ * Queue a standard signal (below SIGRTMIN) for t from the kernel itself,
+ * as Linux's SEND_SIG_PRIV: si_code SI_KERNEL, si_pid and si_uid 0 (an
+ * alarm's SIGALRM). It allocates nothing, so an interrupt handler or a
+ * timer's function may call it. 0, or -ESRCH (no signal state).
+ */
+int send_sig_kernel(int sig, struct task *t);
+/*
  * A synchronous fault: queue sig with si_code and si_addr for the current
  * task, unblocking it and resetting an ignoring action (as Linux's
  * force_sig_fault): a fault cannot be ignored. why is logged if the

@@ -9,11 +9,24 @@
 
 #define SYSCALL_ARGS u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5
 
+/* kernel/rw_syscalls.c */
 long sys_read(SYSCALL_ARGS);
 long sys_pread64(SYSCALL_ARGS);
 long sys_write(SYSCALL_ARGS);
+long sys_pwrite64(SYSCALL_ARGS);
 long sys_readv(SYSCALL_ARGS);
 long sys_writev(SYSCALL_ARGS);
+long sys_preadv(SYSCALL_ARGS);
+long sys_pwritev(SYSCALL_ARGS);
+long sys_preadv2(SYSCALL_ARGS);
+long sys_pwritev2(SYSCALL_ARGS);
+/* kernel/fs_syscalls.c */
+long sys_fsync(SYSCALL_ARGS);
+long sys_truncate(SYSCALL_ARGS);
+long sys_ftruncate(SYSCALL_ARGS);
+long sys_fdatasync(SYSCALL_ARGS);
+long sys_syncfs(SYSCALL_ARGS);
+long sys_sync(SYSCALL_ARGS);
 long sys_openat(SYSCALL_ARGS);
 long sys_open(SYSCALL_ARGS);
 long sys_close(SYSCALL_ARGS);
@@ -53,6 +66,15 @@ long sys_pause(SYSCALL_ARGS);
 long sys_futex(SYSCALL_ARGS);
 long sys_set_robust_list(SYSCALL_ARGS);
 long sys_get_robust_list(SYSCALL_ARGS);
+/* kernel/itimer.c */
+long sys_getitimer(SYSCALL_ARGS);
+long sys_setitimer(SYSCALL_ARGS);
+long sys_alarm(SYSCALL_ARGS);
+
+/* mm/mremap.c, mm/msync.c, mm/mincore.c */
+long sys_mremap(SYSCALL_ARGS);
+long sys_msync(SYSCALL_ARGS);
+long sys_mincore(SYSCALL_ARGS);
 
 long sys_fcntl(SYSCALL_ARGS);
 long sys_pipe(SYSCALL_ARGS);
@@ -60,8 +82,12 @@ long sys_pipe2(SYSCALL_ARGS);
 long sys_memfd_create(SYSCALL_ARGS);
 
 struct file;
-/* mmap's checks of a file, and the RAM file behind shared anonymous memory. */
-long mmap_file_check(struct file *f, u64 prot, u64 flags);
+/*
+ * mmap's checks of a file, and what to map for it (*mapped: a referenced
+ * file, or NULL for anonymous memory); the RAM file behind shared
+ * anonymous memory (MAP_SHARED|MAP_ANONYMOUS, /dev/zero's MAP_SHARED).
+ */
+long mmap_file_prepare(struct file *f, u64 len, u64 prot, u64 flags, struct file **mapped);
 long shmem_file_setup(u64 size, struct file **out);
 
 #endif

@@ -134,13 +134,14 @@ static unsigned long zero_pfn;	/* learnt from the first read fault */
 /* Counters for the summary and the cases. */
 enum op {
 	OP_MMAP, OP_WRITE, OP_READ, OP_MUNMAP, OP_MPROTECT, OP_DONTNEED, OP_MADV_FLAGS,
-	OP_FORK, OP_EXIT, OP_SPLIT_PMD, OP_SPLIT_FOLIO, OP_DEFERRED_SCAN, OP_THP, NR_OPS
+	OP_FORK, OP_EXIT, OP_SPLIT_PMD, OP_SPLIT_FOLIO, OP_DEFERRED_SCAN, OP_THP, OP_MREMAP, NR_OPS
 };
 static struct {
 	unsigned long ops[NR_OPS];
 	unsigned long fault_order[HPAGE_PMD_ORDER + 1];	/* orders of new folios seen after a fault */
 	unsigned long cow, enomem, efault, pmd_splits, folio_splits, folio_split_einval;
 	unsigned long deferred_split, sweeps, checks, outside, mm_steps;
+	unsigned long remap_moves, remap_in_place, remap_errors;
 } st;
 
 /* What must come back, and the settings to restore (mmr_snapshot). */
@@ -484,12 +485,12 @@ static unsigned long total_free_pages(void)
 
 static const char *const op_names[NR_OPS] = {
 	"mmap", "write", "read", "munmap", "mprotect", "dontneed", "madv_flags",
-	"fork", "exit", "split_pmd", "split_folio", "deferred_scan", "thp",
+	"fork", "exit", "split_pmd", "split_folio", "deferred_scan", "thp", "mremap",
 };
 static const unsigned int op_weight[NR_OPS] = {
 	[OP_MMAP] = 10, [OP_WRITE] = 28, [OP_READ] = 10, [OP_MUNMAP] = 7, [OP_MPROTECT] = 7,
 	[OP_DONTNEED] = 6, [OP_MADV_FLAGS] = 4, [OP_FORK] = 3, [OP_EXIT] = 2, [OP_SPLIT_PMD] = 5,
-	[OP_SPLIT_FOLIO] = 7, [OP_DEFERRED_SCAN] = 3, [OP_THP] = 2,
+	[OP_SPLIT_FOLIO] = 7, [OP_DEFERRED_SCAN] = 3, [OP_THP] = 2, [OP_MREMAP] = 6,
 };
 
 static unsigned long random_prot(void)
@@ -734,6 +735,122 @@ static void op_madvise(struct tmm *t, int advice)
 	}
 }
 
+static unsigned long find_pmd_mapping(struct tmm *t);
+
+/* Is [start, end) inside one VMA of mm? */
+static bool one_vma(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct vm_area_struct *v = find_vma(mm, start);
+
+	return v && v->vm_start <= start && end <= v->vm_end;
+}
+
+/*
+ * mremap of a random range: a move (MREMAP_FIXED into the region, often at
+ * the same offset in a 2 MiB block so that whole PMDs move; or
+ * MREMAP_DONTUNMAP), a resize in place, or one that may move anywhere.
+ * The shadow follows the pages: a move takes the old range's bytes to the
+ * new one and leaves the old range empty (DONTUNMAP: zeroes, every VMA
+ * here being private anonymous). A call that fails may have unmapped the
+ * target (MREMAP_FIXED) or the old tail first, as on Linux: the shadow
+ * forgets what is gone.
+ */
+static void op_mremap(struct tmm *t)
+{
+	unsigned long start, end, old_len, new_len, dest = 0, flags, r = rnd(100);
+	struct mm_struct *mm = t->mm;
+	bool expect_ok, thp = false;
+	long ret;
+
+	random_range(t, 1024, &start, &end);
+	/* Now and then a THP's 2 MiB (or 4 MiB from there): it may move as a PMD. */
+	if (r < 50 && chance(50)) {
+		unsigned long pmd = find_pmd_mapping(t);
+
+		if (pmd) {
+			thp = true;
+			start = pmd;
+			end = min(pmd + PMD_SIZE * (1 + rnd(2)), region_end());
+		}
+	}
+	old_len = end - start;
+	new_len = old_len;
+	if (chance(15))
+		new_len = random_pages(1024) << PAGE_SHIFT;
+	if (r < 50) {
+		flags = MREMAP_MAYMOVE | MREMAP_FIXED;
+	} else if (r < 65) {
+		flags = MREMAP_MAYMOVE | MREMAP_DONTUNMAP | (chance(50) ? MREMAP_FIXED : 0);
+		new_len = old_len;
+	} else if (r < 85) {
+		flags = chance(50) ? MREMAP_MAYMOVE : 0;
+	} else {
+		flags = 0;	/* in place only */
+	}
+	/* Every VMA stays in the region: a grow in place stops at its end. */
+	new_len = min(new_len, region_end() - start);
+	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) {
+		unsigned long pages = new_len >> PAGE_SHIFT;
+
+		dest = MMR_REGION_START + (rnd(region_pages - pages + 1) << PAGE_SHIFT);
+		/* The same offset in a 2 MiB block: whole blocks can move as PMD entries. */
+		if ((thp || chance(40)) && ALIGN_DOWN(dest, PMD_SIZE) + (start & (PMD_SIZE - 1)) + new_len <=
+				  region_end())
+			dest = ALIGN_DOWN(dest, PMD_SIZE) + (start & (PMD_SIZE - 1));
+	}
+	describe("mremap mm%d [%#lx, %#lx) -> %#lx +%#lx%s%s%s", t->id, start, end, dest, new_len,
+		 flags & MREMAP_MAYMOVE ? " maymove" : "", flags & MREMAP_FIXED ? " fixed" : "",
+		 flags & MREMAP_DONTUNMAP ? " dontunmap" : "");
+	down_write(&mm->mmap_lock);
+	/* A move of a range inside one VMA to a place that does not overlap it cannot fail. */
+	expect_ok = (flags & MREMAP_FIXED) && one_vma(mm, start, end) &&
+		    (start + old_len <= dest || dest + new_len <= start);
+	ret = do_mremap(mm, start, old_len, new_len, flags, dest);
+	if (ret >= 0 && !in_region((unsigned long)ret)) {
+		/* Moved below mmap_base: not ours to track. */
+		st.outside++;
+		if (do_munmap(mm, (unsigned long)ret, new_len))
+			mmr_failf("munmap of the range moved to %#lx failed", ret);
+	}
+	up_write(&mm->mmap_lock);
+	if (ret < 0) {
+		st.remap_errors++;
+		if (ret != -EINVAL && ret != -EFAULT && ret != -ENOMEM)
+			mmr_failf("do_mremap returned %ld", ret);
+		else if (expect_ok && (ret != -ENOMEM || total_free_pages() > cfg.low_free))
+			mmr_failf("do_mremap returned %ld for a move that should work", ret);
+		shadow_reconcile(t, start, start + old_len);
+		if (dest)
+			shadow_reconcile(t, dest, dest + new_len);
+		return;
+	}
+	if ((flags & MREMAP_FIXED) && (unsigned long)ret != dest) {
+		mmr_failf("MREMAP_FIXED to %#lx returned %#lx", dest, ret);
+		return;
+	}
+	if ((unsigned long)ret == start && !(flags & (MREMAP_FIXED | MREMAP_DONTUNMAP))) {
+		/* In place: a shrink loses the tail, a grow adds pages nothing wrote. */
+		st.remap_in_place++;
+		if (new_len < old_len)
+			shadow_clear(t, start + new_len, start + old_len);
+	} else {
+		unsigned long moved = min(old_len, new_len), to = (unsigned long)ret;
+
+		st.remap_moves++;
+		if (in_region(to)) {
+			shadow_clear(t, to, to + new_len);
+			shadow_copy(shadow_of(t, to), shadow_of(t, start),
+				    (moved >> PAGE_SHIFT) * sizeof(u32));
+		}
+		shadow_clear(t, start, start + old_len);
+		for (unsigned long a = to; a < to + moved && in_region(to) && !mmr.failed;
+		     a += PAGE_SIZE * 7)
+			check_page(t, a, "after mremap, at the new address");
+	}
+	for (unsigned long a = start; a < start + old_len && !mmr.failed; a += PAGE_SIZE * 7)
+		check_page(t, a, "after mremap, at the old address");
+}
+
 static void op_fork(struct tmm *t)
 {
 	struct vm_area_struct *v;
@@ -878,7 +995,9 @@ static void op_split_folio(struct tmm *t)
 		 order, new_order);
 	refs = folio_ref_count(folio);
 	maps = folio_mapcount(folio);
+	folio_lock(folio);
 	ret = split_folio_to_order(folio, new_order);
+	folio_unlock(folio);
 	if (bad_order) {
 		if (ret != -EINVAL)
 			mmr_failf("split to order %u of an order-%u folio returned %d", new_order, order, ret);
@@ -1059,6 +1178,7 @@ static void do_step(void)
 	case OP_SPLIT_FOLIO:	op_split_folio(t); break;
 	case OP_DEFERRED_SCAN:	op_deferred_scan(); break;
 	case OP_THP:		op_thp(-1); break;
+	case OP_MREMAP:		op_mremap(t); break;
 	default:		break;
 	}
 }
@@ -1177,9 +1297,11 @@ void mmr_run(const struct mmr_config *c, unsigned long steps)
 		len += scnprintf(line + len, sizeof(line) - len, " %s %lu", op_names[i], st.ops[i]);
 	mmr_printf("    # ops:%s\n", line);
 	mmr_printf("    # faults: cow %lu, efault %lu, enomem %lu; splits: pmd %lu, folio %lu "
-		   "(+%lu bad orders), deferred %lu; mmaps placed outside the region %lu\n", st.cow,
-		   st.efault, st.enomem, st.pmd_splits, st.folio_splits, st.folio_split_einval,
+		   "(+%lu bad orders), deferred %lu; mmaps and moves placed outside the region %lu\n",
+		   st.cow, st.efault, st.enomem, st.pmd_splits, st.folio_splits, st.folio_split_einval,
 		   st.deferred_split, st.outside);
+	mmr_printf("    # mremap: %lu moves, %lu in place, %lu refused\n", st.remap_moves,
+		   st.remap_in_place, st.remap_errors);
 }
 
 void mmr_check_orders(bool expect_all)

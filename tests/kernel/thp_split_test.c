@@ -192,7 +192,7 @@ void split_folio_to_each_order(struct ktest *t)
 		CHECK_EQ(t, folio_ref_count(folio), HPAGE_PMD_NR);
 		memcpy(saved, pte, HPAGE_PMD_NR * sizeof(*saved));
 		folio_get(folio);
-		KEXPECT_EQ(t, split_folio_to_order(folio, new_order), 0);
+		KEXPECT_EQ(t, thpt_split(folio, new_order), 0);
 		/* The caller's reference stays with the first new folio. */
 		KEXPECT_EQ(t, folio_ref_count(folio), (int)step + 1);
 		folio_put(folio);
@@ -229,15 +229,15 @@ void split_folio_to_each_order(struct ktest *t)
 		folio_get(f8);
 		folio_get(f4);
 		folio_get(f0);
-		KEXPECT_EQ(t, split_folio_to_order(f4, 1), -EINVAL);
-		KEXPECT_EQ(t, split_folio_to_order(f4, 4), -EINVAL);
-		KEXPECT_EQ(t, split_folio_to_order(f4, 5), -EINVAL);
-		KEXPECT_EQ(t, split_folio_to_order(f0, 0), -EINVAL);
+		KEXPECT_EQ(t, thpt_split(f4, 1), -EINVAL);
+		KEXPECT_EQ(t, thpt_split(f4, 4), -EINVAL);
+		KEXPECT_EQ(t, thpt_split(f4, 5), -EINVAL);
+		KEXPECT_EQ(t, thpt_split(f0, 0), -EINVAL);
 		/* Splits of splits: 8 -> 4 -> 2 -> 0. */
-		KEXPECT_EQ(t, split_folio_to_order(f8, 4), 0);
+		KEXPECT_EQ(t, thpt_split(f8, 4), 0);
 		KEXPECT_EQ(t, folio_order(f8), 4);
-		KEXPECT_EQ(t, split_folio_to_order(f8, 2), 0);
-		KEXPECT_EQ(t, split_folio_to_order(f8, 0), 0);
+		KEXPECT_EQ(t, thpt_split(f8, 2), 0);
+		KEXPECT_EQ(t, thpt_split(f8, 0), 0);
 		KEXPECT_EQ(t, folio_order(f8), 0);
 		KEXPECT_EQ(t, thpt_order_of(mm, AREA + 3 * SZ_2M + SZ_64K), 4);
 		KEXPECT_EQ(t, thpt_order_of(mm, AREA + 3 * SZ_2M + SZ_16K), 2);
@@ -256,7 +256,7 @@ void split_folio_to_each_order(struct ktest *t)
 		thpt_write_pattern(mm, a, SZ_2M, 9);
 		folio = thpt_folio_of(mm, a);
 		folio_get(folio);
-		KEXPECT_EQ(t, split_folio_to_order(folio, 2), 0);
+		KEXPECT_EQ(t, thpt_split(folio, 2), 0);
 		folio_put(folio);
 		KEXPECT_EQ(t, ev(THP_SPLIT_PMD) - split_pmd, 1);
 		KEXPECT_TRUE(t, thpt_huge_pmd(mm, a) == NULL);
@@ -293,7 +293,7 @@ void split_refuses_pinned_and_referenced(struct ktest *t)
 
 	/* Pinned (a large folio counts pins in _pincount): refused, nothing changed. */
 	atomic_inc(&folio->_pincount);
-	ret = split_folio_to_order(folio, 0);
+	ret = thpt_split(folio, 0);
 	atomic_dec(&folio->_pincount);
 	KEXPECT_EQ(t, ret, -EAGAIN);
 	KEXPECT_EQ(t, ms(9, MTHP_STAT_SPLIT_FAILED) - failed9, 1);
@@ -304,7 +304,7 @@ void split_refuses_pinned_and_referenced(struct ktest *t)
 
 	/* An unexpected reference: refused; the folio stays whole and mapped. */
 	folio_get(folio);
-	ret = split_folio_to_order(folio, 4);
+	ret = thpt_split(folio, 4);
 	folio_put(folio);
 	KEXPECT_EQ(t, ret, -EAGAIN);
 	KEXPECT_EQ(t, ms(9, MTHP_STAT_SPLIT_FAILED) - failed9, 2);
@@ -315,7 +315,7 @@ void split_refuses_pinned_and_referenced(struct ktest *t)
 	KEXPECT_EQ(t, mm_verify(), 0);
 
 	/* Without them it goes through. */
-	KEXPECT_EQ(t, split_folio_to_order(folio, 0), 0);
+	KEXPECT_EQ(t, thpt_split(folio, 0), 0);
 	KEXPECT_EQ(t, thpt_order_of(mm, a + SZ_1M), 0);
 	folio_put(folio);
 	KEXPECT_EQ(t, mm_verify(), 0);

@@ -435,3 +435,13 @@ KTEST_SUITE(thp,
 	    KTEST_CASE(rmap_walk_finds_every_mapping),
 	    KTEST_CASE(rmap_batching_counts_calls),
 	    KTEST_CASE(madvise_of_part_of_a_pmd_splits_it));
+
+int thpt_split(struct folio *folio, unsigned int new_order)
+{
+	int ret;
+
+	folio_lock(folio);
+	ret = split_folio_to_order(folio, new_order);
+	folio_unlock(folio);	/* the first folio of the split keeps the lock */
+	return ret;
+}

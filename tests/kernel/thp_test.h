@@ -103,6 +103,8 @@ static inline int fault(struct mm_struct *mm, unsigned long addr, bool write)
 /* Write-fault every page of [addr, addr + len); the number of failed faults. */
 unsigned long thpt_fault_range(struct mm_struct *mm, unsigned long addr, unsigned long len);
 void thpt_split_pmd_at(struct mm_struct *mm, unsigned long addr);
+/* split_folio_to_order with the folio lock held around it, as its callers must. */
+int thpt_split(struct folio *folio, unsigned int new_order);
 
 /* ---- looking at the page tables ---- */
 

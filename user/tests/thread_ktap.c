@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -286,6 +287,21 @@ static void *unblocked_waiter(void *arg)
 	return NULL;
 }
 
+static atomic_int alarms;
+
+static void on_alarm(int sig)
+{
+	atomic_fetch_add(&alarms, 1);
+}
+
+static void *set_alarm(void *arg)
+{
+	struct itimerval v = { .it_value = { 0, 200000 } };	/* once, in 200 ms */
+
+	setitimer(ITIMER_REAL, &v, NULL);
+	return NULL;
+}
+
 static void *fault_in_thread(void *arg)
 {
 	int *volatile bad = (int *)8;
@@ -331,6 +347,23 @@ static void case_signals(void)
 	CHECK(pthread_join(t, NULL) == 0);
 	CHECK(atomic_load(&handler_tid) == waiter_tid);
 	CHECK(syscall(SYS_tgkill, getpid(), waiter_tid, 0) == -1 && errno == ESRCH);
+
+	/* The process has one ITIMER_REAL: set by a thread that ends, it still fires. */
+	{
+		struct itimerval seen;
+		long end;
+
+		atomic_store(&alarms, 0);
+		sa.sa_handler = on_alarm;
+		CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
+		CHECK(pthread_create(&t, NULL, set_alarm, NULL) == 0);
+		CHECK(pthread_join(t, NULL) == 0);
+		CHECK(getitimer(ITIMER_REAL, &seen) == 0);
+		CHECK(seen.it_value.tv_sec || seen.it_value.tv_usec);	/* the setter's, seen here */
+		for (end = now_ms() + 3000; !atomic_load(&alarms) && now_ms() < end;)
+			usleep(5000);
+		CHECK(atomic_load(&alarms) == 1);
+	}
 
 	/* A fault in one thread ends the whole process. */
 	pid = fork();

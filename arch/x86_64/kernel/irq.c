@@ -17,6 +17,7 @@
 #include <quire/arch_hooks.h>
 #include <quire/stacktrace.h>
 #include <quire/time.h>
+#include <quire/timer.h>
 #include <quire/preempt.h>
 
 struct vector_desc {
@@ -58,6 +59,7 @@ static void timer_interrupt(struct pt_regs *regs, void *unused)
 
 	this_cpu()->timer_ticks++;
 	scheduler_tick();
+	run_timers();		/* after the tick: their functions may wake tasks */
 	if (hook)
 		hook();
 }

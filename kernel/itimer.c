@@ -1,0 +1,220 @@
+/*
+ * The interval timers: getitimer(2), setitimer(2) and alarm(2), as Linux
+ * 6.12's kernel/time/itimer.c behaves (docs/timers.md).
+ *
+ * ITIMER_REAL counts wall-clock time: when it expires, a kernel timer
+ * (kernel/timer.c) sends SIGALRM to the process, with si_code SI_KERNEL
+ * as Linux's alarm does. An interval timer is armed again when that
+ * SIGALRM is taken for delivery (itimer_real_rearm, from
+ * dequeue_signal), at the next multiple of the interval after the last
+ * expiry, as Linux does: while the signal waits (blocked, or its handler
+ * has not run yet) the timer stays disarmed and getitimer says 0.
+ * Resolution: the 10 ms tick.
+ *
+ * ITIMER_VIRTUAL and ITIMER_PROF count the process's CPU time, which
+ * Quire does not split between user and kernel: arming one is -EINVAL and
+ * logged; reading one, or disarming it, gives zeroes, which is exactly
+ * what they hold.
+ */
+#define pr_fmt(fmt) "itimer: " fmt
+#include <quire/itimer.h>
+#include <quire/signal.h>
+#include <quire/syscalls.h>
+#include <quire/uaccess.h>
+#include <quire/errno.h>
+#include <quire/mutex.h>
+#include <quire/printk.h>
+#include <quire/time.h>
+#include <quire/kernel.h>
+#include <quire/uapi/time.h>
+
+#define NSEC_PER_USEC	1000ULL
+#define KTIME_MAX	((u64)0x7fffffffffffffffLL)	/* Linux saturates there */
+
+/* A valid timeval (setitimer's EINVAL otherwise), in ns, saturated at KTIME_MAX. */
+static bool timeval_to_ns(const struct timeval *tv, u64 *ns)
+{
+	if (tv->tv_sec < 0 || tv->tv_usec < 0 || tv->tv_usec >= 1000000)
+		return false;
+	if ((u64)tv->tv_sec >= KTIME_MAX / NSEC_PER_SEC)
+		*ns = KTIME_MAX;
+	else
+		*ns = (u64)tv->tv_sec * NSEC_PER_SEC + (u64)tv->tv_usec * NSEC_PER_USEC;
+	return true;
+}
+
+/* Microseconds truncate, as Linux's conversion from its timespec does. */
+static struct timeval ns_to_timeval(u64 ns)
+{
+	return (struct timeval){ (long)(ns / NSEC_PER_SEC),
+				 (long)(ns % NSEC_PER_SEC / NSEC_PER_USEC) };
+}
+
+/*
+ * Time left on t's ITIMER_REAL, in ns: 0 when disarmed; an armed timer
+ * whose time has passed but whose function has not run says 1 us, as
+ * Linux's itimer_get_remtime does, so that it never looks disarmed.
+ */
+static u64 real_remaining(struct task *t)
+{
+	u64 expires, now;
+
+	if (!timer_active(&t->real_timer, &expires))
+		return 0;
+	now = ktime_get_ns();
+	return expires > now ? expires - now : NSEC_PER_USEC;
+}
+
+static void it_real_fn(struct timer_list *timer)
+{
+	struct task *t = container_of(timer, struct task, real_timer);
+
+	send_sig_kernel(SIGALRM, t);
+}
+
+static void __set_real(struct task *t, u64 value, u64 interval, u64 *old_value,
+		       u64 *old_interval)
+{
+	unsigned long flags;
+
+	*old_value = real_remaining(t);
+	*old_interval = t->it_real_incr;
+	/* No interval first (under siglock, as the re-arm on delivery reads it), then stop. */
+	flags = arch_local_irq_save();
+	spin_lock(&t->sighand->siglock);
+	t->it_real_incr = 0;
+	spin_unlock(&t->sighand->siglock);
+	arch_local_irq_restore(flags);
+	del_timer_sync(&t->real_timer);		/* an expiry running elsewhere finishes first */
+	if (!value)
+		return;
+	flags = arch_local_irq_save();
+	spin_lock(&t->sighand->siglock);
+	t->it_real_incr = interval;
+	spin_unlock(&t->sighand->siglock);
+	arch_local_irq_restore(flags);
+	if (!t->real_timer.function)
+		timer_setup(&t->real_timer, it_real_fn);
+	mod_timer(&t->real_timer, ktime_get_ns() + min(value, KTIME_MAX));
+}
+
+/* Two threads of a process setting its timer at once take turns (a rare call). */
+static DEFINE_MUTEX(itimer_mutex);
+
+/*
+ * Arm t's ITIMER_REAL for value ns from now, then every interval ns (0:
+ * once); value 0 disarms it (and forgets the interval). The old setting
+ * in *old_value and *old_interval. t is the caller's group leader: a
+ * process has one ITIMER_REAL, whichever thread sets it.
+ */
+static void set_real(struct task *t, u64 value, u64 interval, u64 *old_value, u64 *old_interval)
+{
+	mutex_lock(&itimer_mutex);
+	__set_real(t, value, interval, old_value, old_interval);
+	mutex_unlock(&itimer_mutex);
+}
+
+void itimer_real_rearm(struct task *t)
+{
+	u64 incr = t->it_real_incr, expires = t->real_timer.expires, now;
+
+	lockdep_assert_held(&t->sighand->siglock);
+	if (!incr || timer_pending(&t->real_timer))
+		return;
+	/* The first period boundary after now, counted from the last expiry (Linux's hrtimer_forward). */
+	now = ktime_get_ns();
+	if (now >= expires) {
+		u64 periods = (now - expires) / incr + 1;
+
+		expires = periods > (KTIME_MAX - expires) / incr ? KTIME_MAX : expires + periods * incr;
+	}
+	mod_timer(&t->real_timer, expires);
+}
+
+void exit_itimers(struct task *t)
+{
+	t->it_real_incr = 0;
+	del_timer_sync(&t->real_timer);
+}
+
+/* Arming the CPU-time timers is not implemented: said once per kind. */
+static long cpu_timer_unsupported(int which)
+{
+	static bool said[3];
+
+	if (!__atomic_exchange_n(&said[which], true, __ATOMIC_RELAXED))
+		pr_warn("pid %d (%s): %s is not implemented (-EINVAL)\n", current->tid, current->comm,
+			which == ITIMER_VIRTUAL ? "ITIMER_VIRTUAL" : "ITIMER_PROF");
+	return -EINVAL;
+}
+
+long sys_getitimer(u64 which, u64 uvalue, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct itimerval v = { 0 };
+
+	switch (which) {
+	case ITIMER_REAL:
+		v.it_value = ns_to_timeval(real_remaining(current->group_leader));
+		v.it_interval = ns_to_timeval(current->group_leader->it_real_incr);
+		break;
+	case ITIMER_VIRTUAL:
+	case ITIMER_PROF:
+		break;		/* never armed: zeroes */
+	default:
+		return -EINVAL;
+	}
+	return copy_to_user((void *)uvalue, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+long sys_setitimer(u64 which, u64 unew, u64 uold, u64 a3, u64 a4, u64 a5)
+{
+	struct itimerval nv = { 0 }, ov = { 0 };
+	u64 value = 0, interval = 0, old_value, old_interval;
+
+	if (unew) {
+		if (copy_from_user(&nv, (void *)unew, sizeof(nv)))
+			return -EFAULT;
+		if (!timeval_to_ns(&nv.it_value, &value) || !timeval_to_ns(&nv.it_interval, &interval))
+			return -EINVAL;
+	} else {
+		static bool said;
+
+		/* Linux takes NULL as "disarm", with this warning. */
+		if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+			pr_warn("%s calls setitimer() with new_value NULL pointer\n", current->comm);
+	}
+	switch (which) {
+	case ITIMER_REAL:
+		set_real(current->group_leader, value, interval, &old_value, &old_interval);
+		ov.it_value = ns_to_timeval(old_value);
+		ov.it_interval = ns_to_timeval(old_interval);
+		break;
+	case ITIMER_VIRTUAL:
+	case ITIMER_PROF:
+		if (value)
+			return cpu_timer_unsupported((int)which);
+		break;		/* disarming what was never armed */
+	default:
+		return -EINVAL;
+	}
+	if (uold && copy_to_user((void *)uold, &ov, sizeof(ov)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * alarm: ITIMER_REAL for seconds, once (0: cancel). Returns the seconds
+ * the previous alarm had left, rounded to the nearest second but never 0
+ * for one still pending, as Linux's alarm_setitimer.
+ */
+long sys_alarm(u64 seconds, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	u64 old_value, old_interval, secs, rest;
+
+	set_real(current->group_leader, (u64)(u32)seconds * NSEC_PER_SEC, 0, &old_value, &old_interval);
+	secs = old_value / NSEC_PER_SEC;
+	rest = old_value % NSEC_PER_SEC;
+	if ((!secs && rest) || rest >= NSEC_PER_SEC / 2)
+		secs++;
+	return (long)secs;
+}

@@ -1,0 +1,813 @@
+/*
+ * File and memory system calls that Linux programs (and Linux's mm
+ * selftests) need, from ring 3 (docs/syscalls.md, docs/timers.md):
+ * pwrite64, preadv/pwritev, preadv2/pwritev2 (offsets, the file position,
+ * RWF_* flags and errors); fsync, fdatasync, syncfs, sync; madvise's
+ * POPULATE_READ/WRITE (seen in /proc/self/pagemap), COLD, PAGEOUT and
+ * FREE; mmap of /dev/zero, private and shared across fork; alarm,
+ * getitimer and setitimer (SIGALRM's siginfo, interval timers, re-arming
+ * at delivery, fork and exec, exit with a timer running). Prints KTAP;
+ * run under /bin/init by the abi-numa3 job.
+ *
+ * With "after-exec" as its argument it is the exec case's second half:
+ * it exits with the seconds its inherited alarm had left.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include "ktap.h"
+
+#define PAGE 4096UL
+
+#ifndef MADV_FREE
+#define MADV_FREE		8
+#endif
+#ifndef MADV_COLD
+#define MADV_COLD		20
+#endif
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT		21
+#endif
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ	22
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE	23
+#endif
+#define RWF_HIPRI	0x01
+#define RWF_DSYNC	0x02
+#define RWF_APPEND	0x10
+#define RWF_NOAPPEND	0x20
+
+#define PM_PRESENT	(1ULL << 63)
+#define PM_EXCLUSIVE	(1ULL << 56)
+#define PM_PFN(e)	((e) & ((1ULL << 55) - 1))
+
+/* The call failed with errno e. */
+#define FAILS(call, e)	((call) == -1 && errno == (e))
+
+static const char *self_path = "/tests/abi_ktap";
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+static long sys_preadv2(int fd, const struct iovec *iov, int cnt, long off, int flags)
+{
+	return syscall(SYS_preadv2, fd, iov, cnt, off, 0L, flags);
+}
+
+static long sys_pwritev2(int fd, const struct iovec *iov, int cnt, long off, int flags)
+{
+	return syscall(SYS_pwritev2, fd, iov, cnt, off, 0L, flags);
+}
+
+static off_t position(int fd)
+{
+	return lseek(fd, 0, SEEK_CUR);
+}
+
+static off_t file_size(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? -1 : st.st_size;
+}
+
+/* The pagemap entry of addr (all ones when the read fails); pread64 at (addr / 4096) * 8. */
+static uint64_t pagemap_of(const void *addr)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	uint64_t e = ~0ULL;
+
+	if (fd < 0)
+		return e;
+	if (pread(fd, &e, 8, (off_t)((uintptr_t)addr / PAGE) * 8) != 8)
+		e = ~0ULL;
+	close(fd);
+	return e;
+}
+
+/* ---- 1. positioned and vectored I/O ---- */
+
+static void case_pwrite_pread(void)
+{
+	int fd = open("/tmp/abi-rw", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int ro = open("/tmp/abi-rw", O_RDONLY), p[2];
+	char buf[8192], big[5000];
+
+	CHECK(fd >= 0 && ro >= 0 && pipe(p) == 0);
+	CHECK(pwrite(fd, "hello", 5, 100) == 5);
+	CHECK(position(fd) == 0);			/* the position stays */
+	CHECK(file_size(fd) == 105);
+	memset(buf, 'x', sizeof(buf));
+	CHECK(pread(fd, buf, 5, 100) == 5 && !memcmp(buf, "hello", 5));
+	CHECK(pread(ro, buf, 5, 98) == 5 && !memcmp(buf, "\0\0hel", 5));	/* a hole reads zeroes */
+	CHECK(pread(fd, buf, 10, 105) == 0);		/* at the end */
+	CHECK(pread(fd, buf, 10, 103) == 2 && !memcmp(buf, "lo", 2));
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)(i * 7);
+	CHECK(pwrite(fd, big, sizeof(big), 4000) == (ssize_t)sizeof(big));	/* across a page */
+	CHECK(pread(fd, buf, sizeof(big), 4000) == (ssize_t)sizeof(big) && !memcmp(buf, big, sizeof(big)));
+	CHECK(position(fd) == 0 && position(ro) == 0);
+	CHECK(write(fd, "AB", 2) == 2 && position(fd) == 2);	/* write still moves it */
+	CHECK(pwrite(fd, "", 0, 7) == 0);
+	/* Errors, in Linux's order: offset, descriptor, a pipe, the open mode, the buffer. */
+	CHECK(FAILS(pwrite(fd, "x", 1, -1), EINVAL));
+	CHECK(FAILS(pread(fd, buf, 1, -4096), EINVAL));
+	CHECK(FAILS(pwrite(999, "x", 1, 0), EBADF));
+	CHECK(FAILS(pread(999, buf, 1, 0), EBADF));
+	CHECK(FAILS(pwrite(p[1], "x", 1, 0), ESPIPE));
+	CHECK(FAILS(pread(p[0], buf, 1, 0), ESPIPE));
+	CHECK(FAILS(pwrite(ro, "x", 1, 0), EBADF));
+	CHECK(FAILS(pwrite(fd, (void *)8, 10, 0), EFAULT));
+	CHECK(FAILS(pread(fd, (void *)0xffff800000000000UL, 10, 0), EFAULT));
+	CHECK(FAILS(pread(fd, buf, 1, -1), EINVAL));
+	{
+		int dir = open("/tmp", O_RDONLY | O_DIRECTORY);
+
+		CHECK(FAILS(pread(dir, buf, 1, 0), EISDIR));
+		close(dir);
+	}
+	/* O_APPEND: pwrite appends whatever the offset (Linux's documented behaviour). */
+	{
+		int ap = open("/tmp/abi-rw", O_WRONLY | O_APPEND);
+		off_t size = file_size(fd);
+
+		CHECK(pwrite(ap, "Z", 1, 0) == 1 && file_size(fd) == size + 1);
+		CHECK(pread(fd, buf, 1, size) == 1 && buf[0] == 'Z');
+		close(ap);
+	}
+	close(p[0]);
+	close(p[1]);
+	close(ro);
+	close(fd);
+	unlink("/tmp/abi-rw");
+	ktap_report("pwrite64_pread64", NULL);
+}
+
+static void case_pwritev_preadv(void)
+{
+	int fd = open("/tmp/abi-rwv", O_RDWR | O_CREAT | O_TRUNC, 0644), p[2];
+	char a[4] = "", b[10] = "", big[3 * PAGE];
+	struct iovec w[3] = { { "abc", 3 }, { "", 0 }, { "defgh", 5 } };
+	struct iovec r[2] = { { a, 4 }, { b, 10 } };
+	static struct iovec many[1025];
+
+	CHECK(fd >= 0 && pipe(p) == 0);
+	CHECK(pwritev(fd, w, 3, 10) == 8);
+	CHECK(position(fd) == 0 && file_size(fd) == 18);
+	CHECK(preadv(fd, r, 2, 10) == 8);
+	CHECK(!memcmp(a, "abcd", 4) && !memcmp(b, "efgh", 4));
+	CHECK(position(fd) == 0);
+	/* Bigger than a page per iovec, read back in other pieces. */
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)(i % 251);
+	{
+		struct iovec w2[2] = { { big, PAGE + 100 }, { big + PAGE + 100, 2 * PAGE - 100 } };
+		static char back[3 * PAGE];
+		struct iovec r2[3] = { { back, 10 }, { back + 10, 2 * PAGE }, { back + 10 + 2 * PAGE, PAGE - 10 } };
+
+		CHECK(pwritev(fd, w2, 2, 8000) == (ssize_t)sizeof(big));
+		CHECK(preadv(fd, r2, 3, 8000) == (ssize_t)sizeof(big) && !memcmp(back, big, sizeof(big)));
+		/* A short read stops at the end of the file. */
+		CHECK(preadv(fd, r2, 3, 8000 + PAGE) == (ssize_t)(2 * PAGE));
+	}
+	/* readv/writev at the position, which moves. */
+	CHECK(lseek(fd, 10, SEEK_SET) == 10 && readv(fd, r, 2) == 14 && position(fd) == 24);
+	CHECK(preadv(fd, r, 0, 0) == 0);
+	CHECK(FAILS(preadv(fd, many, 1025, 0), EINVAL));	/* UIO_MAXIOV */
+	CHECK(FAILS(pwritev(fd, many, 1025, 0), EINVAL));
+	CHECK(FAILS(preadv(fd, (struct iovec *)8, 2, 0), EFAULT));
+	{
+		struct iovec bad[2] = { { "ok", 2 }, { (void *)0xffff800000000000UL, 4 } };
+		off_t size = file_size(fd);
+
+		/* A bad buffer anywhere is EFAULT before anything moves. */
+		CHECK(FAILS(pwritev(fd, bad, 2, size), EFAULT) && file_size(fd) == size);
+		bad[1].iov_base = a;
+		bad[1].iov_len = (size_t)-1;		/* negative as ssize_t, with another iovec */
+		CHECK(FAILS(pwritev(fd, bad, 2, 0), EINVAL));
+	}
+	CHECK(FAILS(preadv(fd, r, 2, -1), EINVAL));
+	CHECK(FAILS(pwritev(999, w, 3, 0), EBADF));
+	CHECK(FAILS(pwritev(p[1], w, 3, 0), ESPIPE));
+	CHECK(FAILS(preadv(p[0], r, 2, 0), ESPIPE));
+	/* A pipe's readv takes what is there, across iovecs, without waiting for more. */
+	CHECK(write(p[1], "0123456", 7) == 7 && readv(p[0], r, 2) == 7);
+	CHECK(!memcmp(a, "0123", 4) && !memcmp(b, "456", 3));
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	unlink("/tmp/abi-rwv");
+	ktap_report("pwritev_preadv", NULL);
+}
+
+static void case_pwritev2_preadv2(void)
+{
+	int fd = open("/tmp/abi-rwv2", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	char a[8] = "";
+	struct iovec xy = { "XY", 2 }, zw = { "ZW", 2 }, r = { a, 4 }, none = { a, 0 };
+
+	CHECK(fd >= 0);
+	/* Offset -1: the file position, which moves. */
+	CHECK(sys_pwritev2(fd, &xy, 1, -1, 0) == 2 && position(fd) == 2);
+	CHECK(sys_pwritev2(fd, &zw, 1, -1, 0) == 2 && position(fd) == 4);
+	/* An offset: the position stays. */
+	CHECK(sys_pwritev2(fd, &xy, 1, 10, 0) == 2 && position(fd) == 4 && file_size(fd) == 12);
+	CHECK(lseek(fd, 1, SEEK_SET) == 1);
+	CHECK(sys_preadv2(fd, &r, 1, -1, 0) == 4 && !memcmp(a, "YZW\0", 4) && position(fd) == 5);
+	CHECK(sys_preadv2(fd, &r, 1, 10, 0) == 2 && !memcmp(a, "XY", 2) && position(fd) == 5);
+	/* Flags Linux accepts on a RAM file: HIPRI (polling, for O_DIRECT only), DSYNC. */
+	CHECK(sys_preadv2(fd, &r, 1, 0, RWF_HIPRI) == 4);
+	CHECK(sys_pwritev2(fd, &xy, 1, 0, RWF_DSYNC) == 2);
+	/* Unknown flags: EOPNOTSUPP; APPEND with NOAPPEND: EINVAL; nothing to move: 0 unchecked. */
+	CHECK(FAILS(sys_preadv2(fd, &r, 1, 0, 0x80), EOPNOTSUPP));
+	CHECK(FAILS(sys_pwritev2(fd, &xy, 1, 0, 0x100), EOPNOTSUPP));
+	CHECK(FAILS(sys_pwritev2(fd, &xy, 1, 0, RWF_APPEND | RWF_NOAPPEND), EINVAL));
+	CHECK(sys_preadv2(fd, &none, 1, 0, 0x80) == 0);
+	CHECK(FAILS(sys_preadv2(fd, &r, 1, -2, 0), EINVAL));
+	CHECK(FAILS(sys_pwritev2(999, &xy, 1, 0, 0), EBADF));
+	close(fd);
+	unlink("/tmp/abi-rwv2");
+	ktap_report("pwritev2_preadv2", NULL);
+}
+
+/* ---- 2. the fsync family ---- */
+
+static void case_fsync_family(void)
+{
+	int fd = open("/tmp/abi-sync", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int ro = open("/tmp/abi-sync", O_RDONLY);
+	int dir = open("/tmp", O_RDONLY | O_DIRECTORY);
+	int null = open("/dev/null", O_RDWR);
+	int sys = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY);
+	int proc = open("/proc/vmstat", O_RDONLY);
+	int p[2];
+
+	CHECK(fd >= 0 && ro >= 0 && dir >= 0 && null >= 0 && sys >= 0 && proc >= 0 && pipe(p) == 0);
+	CHECK(write(fd, "data", 4) == 4);
+	CHECK(fsync(fd) == 0 && fdatasync(fd) == 0 && syncfs(fd) == 0);
+	CHECK(fsync(ro) == 0 && fdatasync(ro) == 0);	/* a read-only descriptor syncs too */
+	CHECK(fsync(dir) == 0 && fdatasync(dir) == 0 && syncfs(dir) == 0);
+	/* Files whose file system has no fsync: EINVAL; syncfs is fine on any. */
+	CHECK(FAILS(fsync(p[0]), EINVAL) && FAILS(fdatasync(p[1]), EINVAL));
+	CHECK(syncfs(p[0]) == 0);
+	CHECK(FAILS(fsync(null), EINVAL) && syncfs(null) == 0);
+	CHECK(FAILS(fsync(proc), EINVAL));		/* procfs has none */
+	CHECK(fsync(sys) == 0);				/* sysfs (kernfs): a no-op */
+	CHECK(FAILS(fsync(999), EBADF) && FAILS(fdatasync(-1), EBADF) && FAILS(syncfs(999), EBADF));
+	sync();
+	CHECK(syscall(SYS_sync) == 0);
+	close(p[0]);
+	close(p[1]);
+	close(proc);
+	close(sys);
+	close(null);
+	close(dir);
+	close(ro);
+	close(fd);
+	unlink("/tmp/abi-sync");
+	ktap_report("fsync_fdatasync_syncfs_sync", NULL);
+}
+
+/* ---- 3. madvise ---- */
+
+static void case_populate_write(void)
+{
+	const int n = 8;
+	char *p = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *q = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t e[8];
+
+	CHECK(p != MAP_FAILED && q != MAP_FAILED);
+	for (int i = 0; i < n; i++)
+		CHECK(!(pagemap_of(p + i * PAGE) & PM_PRESENT));	/* untouched */
+	CHECK(madvise(p, n * PAGE, MADV_POPULATE_WRITE) == 0);
+	for (int i = 0; i < n; i++) {
+		e[i] = pagemap_of(p + i * PAGE);
+		CHECK((e[i] & PM_PRESENT) && (e[i] & PM_EXCLUSIVE) && PM_PFN(e[i]));
+		for (int j = 0; j < i; j++)
+			CHECK(PM_PFN(e[i]) != PM_PFN(e[j]));	/* each its own page */
+	}
+	for (int i = 0; i < n; i++)
+		CHECK(p[i * PAGE] == 0);
+	/* POPULATE_READ maps the shared zero page: present, one frame for all. */
+	CHECK(madvise(q, n * PAGE, MADV_POPULATE_READ) == 0);
+	e[0] = pagemap_of(q);
+	for (int i = 0; i < n; i++) {
+		uint64_t ei = pagemap_of(q + i * PAGE);
+
+		CHECK((ei & PM_PRESENT) && PM_PFN(ei) == PM_PFN(e[0]));
+	}
+	/* ... and a write populate then gives each page its own frame, zeroed. */
+	CHECK(madvise(q, n * PAGE, MADV_POPULATE_WRITE) == 0);
+	CHECK(PM_PFN(pagemap_of(q)) != PM_PFN(e[0]) && q[0] == 0 && q[PAGE] == 0);
+	/* Populating what is populated is fine; data stay. */
+	p[5] = 55;
+	CHECK(madvise(p, n * PAGE, MADV_POPULATE_WRITE) == 0 && p[5] == 55);
+	munmap(p, n * PAGE);
+	munmap(q, n * PAGE);
+	ktap_report("madv_populate_write_pagemap", NULL);
+}
+
+static void case_populate_errors(void)
+{
+	char *ro = mmap(NULL, 4 * PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *none = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *wo = mmap(NULL, PAGE, PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *h = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = open("/tmp/abi-populate", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	char *f;
+
+	CHECK(ro != MAP_FAILED && none != MAP_FAILED && wo != MAP_FAILED && h != MAP_FAILED && fd >= 0);
+	/* A read-only mapping populates for reading, and refuses a write populate. */
+	CHECK(madvise(ro, 4 * PAGE, MADV_POPULATE_READ) == 0);
+	CHECK(pagemap_of(ro + 3 * PAGE) & PM_PRESENT);
+	CHECK(FAILS(madvise(ro, 4 * PAGE, MADV_POPULATE_WRITE), EINVAL));
+	/* PROT_NONE: neither; PROT_WRITE alone: no VM_READ, so no read populate. */
+	CHECK(FAILS(madvise(none, PAGE, MADV_POPULATE_READ), EINVAL));
+	CHECK(FAILS(madvise(none, PAGE, MADV_POPULATE_WRITE), EINVAL));
+	CHECK(FAILS(madvise(wo, PAGE, MADV_POPULATE_READ), EINVAL));
+	CHECK(madvise(wo, PAGE, MADV_POPULATE_WRITE) == 0);
+	/* A hole: ENOMEM, with what comes before it populated. */
+	CHECK(munmap(h + PAGE, PAGE) == 0);
+	CHECK(FAILS(madvise(h, 3 * PAGE, MADV_POPULATE_WRITE), ENOMEM));
+	CHECK(pagemap_of(h) & PM_PRESENT);
+	CHECK(!(pagemap_of(h + 2 * PAGE) & PM_PRESENT));
+	CHECK(FAILS(madvise(h + 1, PAGE, MADV_POPULATE_READ), EINVAL));	/* unaligned */
+	CHECK(madvise(h, 0, MADV_POPULATE_WRITE) == 0);
+	/* Past the end of a mapped file: what would be SIGBUS is EFAULT. */
+	CHECK(pwrite(fd, "", 1, PAGE - 1) == 1);	/* a file of one page */
+	f = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(f != MAP_FAILED);
+	if (f != MAP_FAILED) {
+		CHECK(FAILS(madvise(f, 2 * PAGE, MADV_POPULATE_READ), EFAULT));
+		CHECK(pagemap_of(f) & PM_PRESENT);
+		CHECK(madvise(f, PAGE, MADV_POPULATE_READ) == 0);
+		munmap(f, 2 * PAGE);
+	}
+	/* A private file mapping: a write populate breaks copy-on-write; the file keeps its bytes. */
+	CHECK(pwrite(fd, "file", 4, 0) == 4);
+	f = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	CHECK(f != MAP_FAILED);
+	if (f != MAP_FAILED) {
+		char back[4];
+
+		CHECK(madvise(f, PAGE, MADV_POPULATE_WRITE) == 0);
+		CHECK(!(pagemap_of(f) & (1ULL << 61)));		/* now an anonymous copy */
+		f[0] = 'F';
+		CHECK(pread(fd, back, 4, 0) == 4 && !memcmp(back, "file", 4));
+		munmap(f, PAGE);
+	}
+	close(fd);
+	unlink("/tmp/abi-populate");
+	munmap(ro, 4 * PAGE);
+	munmap(none, PAGE);
+	munmap(wo, PAGE);
+	munmap(h, PAGE);
+	munmap(h + 2 * PAGE, PAGE);
+	ktap_report("madv_populate_read_and_errors", NULL);
+}
+
+static void case_cold_pageout_free(void)
+{
+	char *p = mmap(NULL, 5 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *s = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	bool same = true;
+
+	CHECK(p != MAP_FAILED && s != MAP_FAILED && munmap(p + 4 * PAGE, PAGE) == 0);
+	memset(p, 0x5a, 4 * PAGE);
+	/* No swap: COLD and PAGEOUT are accepted and every byte stays. */
+	CHECK(madvise(p, 4 * PAGE, MADV_COLD) == 0);
+	CHECK(madvise(p, 4 * PAGE, MADV_PAGEOUT) == 0);
+	for (size_t i = 0; i < 4 * PAGE; i++)
+		same &= p[i] == 0x5a;
+	CHECK(same);
+	CHECK(madvise(s, PAGE, MADV_COLD) == 0 && madvise(s, PAGE, MADV_PAGEOUT) == 0);
+	CHECK(FAILS(madvise(p, 5 * PAGE, MADV_COLD), ENOMEM));	/* a hole at the end */
+	CHECK(FAILS(madvise(p, 5 * PAGE, MADV_PAGEOUT), ENOMEM));
+	/* FREE: each page reads as it was or as zeroes, and a write after it sticks. */
+	CHECK(madvise(p, 2 * PAGE, MADV_FREE) == 0);
+	CHECK(p[0] == 0x5a || p[0] == 0);
+	p[0] = 7;
+	CHECK(p[0] == 7 && p[3 * PAGE] == 0x5a);
+	/* FREE is for private anonymous memory only. */
+	CHECK(FAILS(madvise(s, PAGE, MADV_FREE), EINVAL));
+	CHECK(FAILS(madvise(p + 1, PAGE, MADV_FREE), EINVAL));
+	munmap(p, 4 * PAGE);
+	munmap(s, PAGE);
+	ktap_report("madv_cold_pageout_free", NULL);
+}
+
+/* ---- 4. /dev/zero ---- */
+
+static void case_dev_zero_private(void)
+{
+	int zfd = open("/dev/zero", O_RDWR), zro = open("/dev/zero", O_RDONLY);
+	int zwo = open("/dev/zero", O_WRONLY), null = open("/dev/null", O_RDWR);
+	char *p = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, zfd, 0);
+	char *o = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, zro, PAGE);
+	bool zero = true;
+	int st;
+	pid_t pid;
+
+	CHECK(zfd >= 0 && zro >= 0 && zwo >= 0 && null >= 0 && p != MAP_FAILED && o != MAP_FAILED);
+	for (size_t i = 0; i < 4 * PAGE; i++)
+		zero &= p[i] == 0;
+	CHECK(zero && o[0] == 0 && o[PAGE - 1] == 0);
+	p[0] = 1;
+	p[3 * PAGE] = 3;
+	o[5] = 5;
+	pid = fork();
+	if (pid == 0) {
+		bool ok = p[0] == 1 && p[3 * PAGE] == 3;
+
+		p[0] = 9;			/* the child's own copy */
+		_exit(ok && p[0] == 9 ? 0 : 1);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(p[0] == 1 && p[3 * PAGE] == 3 && o[5] == 5);
+	{
+		char buf[16];
+
+		CHECK(read(zfd, buf, sizeof(buf)) == sizeof(buf) && buf[0] == 0);	/* the device is untouched */
+	}
+	/* Private anonymous memory: MADV_FREE applies. */
+	CHECK(madvise(p, PAGE, MADV_FREE) == 0);
+	/* As Linux: /dev/null cannot be mapped, and mapping needs a readable descriptor. */
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, null, 0) == MAP_FAILED && errno == ENODEV);
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, zwo, 0) == MAP_FAILED && errno == EACCES);
+	munmap(p, 4 * PAGE);
+	munmap(o, PAGE);
+	close(zfd);
+	close(zro);
+	close(zwo);
+	close(null);
+	ktap_report("dev_zero_private", NULL);
+}
+
+static void case_dev_zero_shared(void)
+{
+	int zfd = open("/dev/zero", O_RDWR), zro = open("/dev/zero", O_RDONLY);
+	char *s = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, zfd, 0);
+	char *t = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, zfd, 0);
+	char *r = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, zro, 0);
+	int st;
+	pid_t pid;
+
+	CHECK(zfd >= 0 && zro >= 0 && s != MAP_FAILED && t != MAP_FAILED && r != MAP_FAILED);
+	CHECK(s[0] == 0 && s[2 * PAGE - 1] == 0 && r[0] == 0);
+	s[0] = 1;
+	pid = fork();
+	if (pid == 0) {
+		bool ok = s[0] == 1;
+
+		s[0] = 42;
+		s[PAGE] = 43;
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(s[0] == 42 && s[PAGE] == 43);	/* the child's writes are ours */
+	CHECK(t[0] == 0);			/* each shared mapping is its own memory */
+	CHECK(FAILS(madvise(s, PAGE, MADV_FREE), EINVAL));	/* shared: not for FREE */
+	/* A writable shared mapping needs a writable descriptor. */
+	CHECK(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, zro, 0) == MAP_FAILED &&
+	      errno == EACCES);
+	munmap(s, 2 * PAGE);
+	munmap(t, PAGE);
+	munmap(r, PAGE);
+	close(zfd);
+	close(zro);
+	ktap_report("dev_zero_shared", NULL);
+}
+
+/* ---- 5. alarm and the interval timers ---- */
+
+static volatile sig_atomic_t alrm_hits;
+static volatile int alrm_code, alrm_pid;
+
+static void on_alrm(int sig, siginfo_t *si, void *uc)
+{
+	alrm_hits++;
+	alrm_code = si->si_code;
+	alrm_pid = si->si_pid;
+}
+
+static void catch_alrm(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_alrm;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGALRM, &sa, NULL);
+	alrm_hits = 0;
+	alrm_code = alrm_pid = -1;
+}
+
+static long k_alarm(unsigned int s)
+{
+	return syscall(SYS_alarm, s);	/* the kernel's rounding (musl's alarm goes through setitimer) */
+}
+
+static const struct itimerval disarm;
+
+static void case_alarm_pause(void)
+{
+	uint64_t t0, dt;
+	int r;
+
+	catch_alrm();
+	t0 = now_ns();
+	CHECK(k_alarm(1) == 0);
+	r = pause();
+	dt = now_ns() - t0;
+	CHECK(r == -1 && errno == EINTR);
+	CHECK(alrm_hits == 1);
+	CHECK(alrm_code == SI_KERNEL && alrm_pid == 0);	/* sent by the kernel, as Linux's alarm */
+	CHECK(dt >= 990000000ULL && dt < 1500000000ULL);
+	printf("    # SIGALRM after %llu ms\n", (unsigned long long)(dt / 1000000));
+	CHECK(k_alarm(0) == 0);		/* nothing left */
+	ktap_report("alarm_pause_sigalrm", NULL);
+}
+
+static void case_alarm_cancel(void)
+{
+	catch_alrm();
+	CHECK(k_alarm(5) == 0);
+	CHECK(k_alarm(0) == 5);		/* 4.99 s left: rounded to 5 */
+	CHECK(k_alarm(2) == 0);
+	sleep_ms(600);
+	CHECK(k_alarm(0) == 1);		/* 1.4 s left: to the nearest second */
+	CHECK(k_alarm(1) == 0);
+	sleep_ms(800);
+	CHECK(k_alarm(0) == 1);		/* 0.2 s left: never 0 while pending */
+	sleep_ms(400);
+	CHECK(alrm_hits == 0);		/* cancelled: nothing came */
+	ktap_report("alarm_cancel_returns_seconds_left", NULL);
+}
+
+static void case_getitimer_setitimer(void)
+{
+	struct itimerval v = { { 0, 0 }, { 1, 500000 } }, old, cur;
+	long left;
+
+	catch_alrm();
+	memset(&old, 0xff, sizeof(old));
+	CHECK(setitimer(ITIMER_REAL, &v, &old) == 0);
+	CHECK(old.it_value.tv_sec == 0 && old.it_value.tv_usec == 0 && old.it_interval.tv_sec == 0);
+	sleep_ms(100);
+	CHECK(getitimer(ITIMER_REAL, &cur) == 0);
+	left = cur.it_value.tv_sec * 1000000L + cur.it_value.tv_usec;
+	CHECK(left > 1000000L && left <= 1400000L);	/* 1.5 s less the 100 ms slept */
+	CHECK(cur.it_interval.tv_sec == 0 && cur.it_interval.tv_usec == 0);
+	CHECK(cur.it_value.tv_usec >= 0 && cur.it_value.tv_usec < 1000000);
+	/* Disarming returns what was left. */
+	CHECK(setitimer(ITIMER_REAL, &disarm, &old) == 0);
+	left = old.it_value.tv_sec * 1000000L + old.it_value.tv_usec;
+	CHECK(left > 1000000L && left <= 1400000L);
+	CHECK(getitimer(ITIMER_REAL, &cur) == 0 && cur.it_value.tv_sec == 0 && cur.it_value.tv_usec == 0);
+	/* Errors: the timer's number, a bad timeval, bad pointers. */
+	CHECK(FAILS(getitimer(3, &cur), EINVAL));
+	CHECK(FAILS(setitimer(3, &v, NULL), EINVAL));
+	v.it_value.tv_usec = 1000000;
+	CHECK(FAILS(setitimer(ITIMER_REAL, &v, NULL), EINVAL));
+	v.it_value.tv_usec = 0;
+	v.it_interval.tv_sec = -1;
+	CHECK(FAILS(setitimer(ITIMER_REAL, &v, NULL), EINVAL));
+	CHECK(FAILS(syscall(SYS_setitimer, ITIMER_REAL, (void *)8, NULL), EFAULT));
+	CHECK(FAILS(syscall(SYS_getitimer, ITIMER_REAL, (void *)8), EFAULT));
+	/* A bad old pointer: EFAULT, but the new setting is in force (Linux's order). */
+	v.it_interval.tv_sec = 0;
+	v.it_value.tv_sec = 5;
+	CHECK(FAILS(syscall(SYS_setitimer, ITIMER_REAL, &v, (void *)8), EFAULT));
+	CHECK(getitimer(ITIMER_REAL, &cur) == 0 && cur.it_value.tv_sec >= 4);
+	CHECK(setitimer(ITIMER_REAL, &disarm, NULL) == 0);
+	/* The CPU-time timers, never armed here, read as zeroes and disarm. */
+	memset(&cur, 0xff, sizeof(cur));
+	CHECK(getitimer(ITIMER_VIRTUAL, &cur) == 0 && cur.it_value.tv_sec == 0 && cur.it_value.tv_usec == 0);
+	CHECK(getitimer(ITIMER_PROF, &cur) == 0 && cur.it_interval.tv_usec == 0);
+	CHECK(setitimer(ITIMER_PROF, &disarm, NULL) == 0);
+	CHECK(alrm_hits == 0);
+	ktap_report("getitimer_setitimer", NULL);
+}
+
+static void case_interval_timer(void)
+{
+	struct itimerval v = { { 0, 50000 }, { 0, 50000 } }, cur, old;
+	uint64_t t0, dt;
+	int hits;
+
+	catch_alrm();
+	t0 = now_ns();
+	CHECK(setitimer(ITIMER_REAL, &v, NULL) == 0);
+	while (alrm_hits < 5 && now_ns() - t0 < 3000000000ULL)
+		pause();
+	dt = now_ns() - t0;
+	CHECK(alrm_hits >= 5);
+	CHECK(dt >= 240000000ULL && dt < 1000000000ULL);	/* 5 periods of 50 ms */
+	printf("    # 5 SIGALRMs of a 50 ms timer in %llu ms\n", (unsigned long long)(dt / 1000000));
+	CHECK(getitimer(ITIMER_REAL, &cur) == 0);
+	CHECK(cur.it_interval.tv_sec == 0 && cur.it_interval.tv_usec == 50000);
+	CHECK(cur.it_value.tv_sec == 0 && cur.it_value.tv_usec > 0 && cur.it_value.tv_usec <= 50000);
+	CHECK(alrm_code == SI_KERNEL);
+	/* Disarmed: the interval goes too, and nothing comes any more. */
+	CHECK(setitimer(ITIMER_REAL, &disarm, &old) == 0);
+	CHECK(old.it_interval.tv_usec == 50000);
+	hits = alrm_hits;
+	sleep_ms(200);
+	CHECK(alrm_hits == hits);
+	CHECK(getitimer(ITIMER_REAL, &cur) == 0 && cur.it_interval.tv_usec == 0 && cur.it_value.tv_usec == 0);
+	ktap_report("interval_timer_fires_then_disarmed", NULL);
+}
+
+/*
+ * Linux re-arms an interval timer when its SIGALRM is delivered, not when
+ * it fires: while the signal waits (blocked here), the timer is disarmed.
+ */
+static void case_interval_rearms_at_delivery(void)
+{
+	struct itimerval v = { { 0, 20000 }, { 0, 20000 } }, cur;
+	sigset_t block, pending;
+
+	catch_alrm();
+	sigemptyset(&block);
+	sigaddset(&block, SIGALRM);
+	CHECK(sigprocmask(SIG_BLOCK, &block, NULL) == 0);
+	CHECK(setitimer(ITIMER_REAL, &v, NULL) == 0);
+	sleep_ms(150);
+	CHECK(sigpending(&pending) == 0 && sigismember(&pending, SIGALRM));
+	CHECK(getitimer(ITIMER_REAL, &cur) == 0);
+	CHECK(cur.it_value.tv_sec == 0 && cur.it_value.tv_usec == 0);	/* waits for delivery */
+	CHECK(cur.it_interval.tv_usec == 20000);
+	CHECK(alrm_hits == 0);
+	CHECK(sigprocmask(SIG_UNBLOCK, &block, NULL) == 0);
+	CHECK(alrm_hits == 1);			/* one, however many periods went by */
+	CHECK(getitimer(ITIMER_REAL, &cur) == 0 && cur.it_value.tv_usec > 0);	/* armed again */
+	CHECK(setitimer(ITIMER_REAL, &disarm, NULL) == 0);
+	ktap_report("interval_rearms_at_delivery", NULL);
+}
+
+static void case_timer_not_inherited(void)
+{
+	struct itimerval v = { { 1, 0 }, { 2, 0 } }, cur;
+	int st;
+	pid_t pid;
+
+	catch_alrm();
+	CHECK(setitimer(ITIMER_REAL, &v, NULL) == 0);
+	pid = fork();
+	if (pid == 0) {
+		struct itimerval c;
+		bool ok = getitimer(ITIMER_REAL, &c) == 0 && c.it_value.tv_sec == 0 &&
+			  c.it_value.tv_usec == 0 && c.it_interval.tv_sec == 0;
+
+		ok &= k_alarm(0) == 0;
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK(getitimer(ITIMER_REAL, &cur) == 0 && cur.it_value.tv_sec == 1 && cur.it_interval.tv_sec == 1);
+	CHECK(setitimer(ITIMER_REAL, &disarm, NULL) == 0);
+	ktap_report("timer_not_inherited_by_fork", NULL);
+}
+
+static void case_alarm_kept_across_exec(void)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char *argv[] = { (char *)self_path, "after-exec", NULL };
+
+		k_alarm(3);
+		execv(self_path, argv);
+		_exit(100);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3);	/* the alarm went on, with 3 s left */
+	ktap_report("alarm_kept_across_exec", NULL);
+}
+
+/* Processes that exit while their timer fires, or about to: the kernel must cope. */
+static void case_exit_with_timer_running(void)
+{
+	const int n = 40;
+	int ok = 0;
+
+	catch_alrm();
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			struct itimerval v = { { 0, 1000 }, { 0, 1000 * (i % 20 + 1) } };
+			uint64_t t0 = now_ns();
+
+			setitimer(ITIMER_REAL, &v, NULL);
+			while (now_ns() - t0 < (uint64_t)(i % 4) * 5000000ULL)
+				;	/* sometimes spin past an expiry or two */
+			_exit(0);
+		}
+		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			ok++;
+	}
+	CHECK(ok == n);
+	sleep_ms(50);		/* any late expiry would find freed tasks now */
+	CHECK(alrm_hits == 0);	/* and none reached the parent */
+	ktap_report("exit_with_timer_running", NULL);
+}
+
+/* truncate(2) and ftruncate(2): sizes, zeroes past the end, mappings, errors. */
+static void case_truncate_ftruncate(void)
+{
+	int fd = open("/tmp/abi-trunc", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int ro = open("/tmp/abi-trunc", O_RDONLY), dir = open("/tmp", O_RDONLY | O_DIRECTORY);
+	int mfd = memfd_create("abi-trunc", 0), p[2];
+	char page[4096], buf[16];
+	char *m;
+
+	CHECK(fd >= 0 && ro >= 0 && dir >= 0 && mfd >= 0 && pipe(p) == 0);
+	memset(page, 'a', sizeof(page));
+	for (int i = 0; i < 3; i++)
+		CHECK(write(fd, page, sizeof(page)) == (ssize_t)sizeof(page));
+	m = mmap(NULL, 3 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(m != MAP_FAILED);
+	CHECK(m[2 * 4096] == 'a');
+	CHECK(ftruncate(fd, 4096 + 100) == 0);
+	CHECK(file_size(fd) == 4096 + 100);
+	CHECK(m[4096 + 99] == 'a' && m[4096 + 100] == 0);	/* the partial page's tail is zeroed */
+	CHECK(ftruncate(fd, 3 * 4096) == 0);			/* growing: zeroes, not old data */
+	CHECK(pread(fd, buf, 4, 2 * 4096) == 4 && !memcmp(buf, "\0\0\0\0", 4));
+	CHECK(pread(fd, buf, 2, 4096 + 99) == 2 && buf[0] == 'a' && buf[1] == 0);
+	munmap(m, 3 * 4096);
+	CHECK(truncate("/tmp/abi-trunc", 10) == 0 && file_size(fd) == 10);
+	CHECK(ftruncate(mfd, 8192) == 0 && file_size(mfd) == 8192);	/* memfd: sized this way */
+
+	errno = 0;
+	CHECK(ftruncate(fd, -1) == -1 && errno == EINVAL);
+	CHECK(ftruncate(12345, 0) == -1 && errno == EBADF);
+	CHECK(ftruncate(ro, 0) == -1 && errno == EINVAL);	/* not open for writing */
+	CHECK(ftruncate(dir, 0) == -1 && errno == EINVAL);
+	CHECK(ftruncate(p[1], 0) == -1 && errno == EINVAL);
+	CHECK(truncate("/tmp", 0) == -1 && errno == EISDIR);
+	CHECK(truncate("/tmp/no-such-file", 0) == -1 && errno == ENOENT);
+	CHECK(truncate("/tmp/abi-trunc", -5) == -1 && errno == EINVAL);
+	CHECK(truncate((const char *)8, 0) == -1 && errno == EFAULT);
+	close(fd); close(ro); close(dir); close(mfd); close(p[0]); close(p[1]);
+	unlink("/tmp/abi-trunc");
+	ktap_report("truncate_ftruncate", NULL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "after-exec"))
+		return (int)k_alarm(0);
+	if (argc > 0 && argv[0][0] == '/')
+		self_path = argv[0];
+	ktap_begin("abi", 18);
+	case_pwrite_pread();
+	case_pwritev_preadv();
+	case_pwritev2_preadv2();
+	case_fsync_family();
+	case_populate_write();
+	case_populate_errors();
+	case_cold_pageout_free();
+	case_dev_zero_private();
+	case_dev_zero_shared();
+	case_alarm_pause();
+	case_alarm_cancel();
+	case_getitimer_setitimer();
+	case_interval_timer();
+	case_interval_rearms_at_delivery();
+	case_timer_not_inherited();
+	case_alarm_kept_across_exec();
+	case_exit_with_timer_running();
+	case_truncate_ftruncate();
+	return ktap_finish();
+}
