@@ -13,6 +13,9 @@
 #                     (BENCH_ARGS="--only qemu-icount --bench rmap", BENCH_CMDLINE="...")
 #   make fuzz         the random mm sequence for millions of steps (FUZZ_SEEDS, FUZZ_STEPS)
 #   make check-docs   every relative link in the Markdown files leads somewhere (KTAP)
+#   make linux-selftests  Linux 6.12's mm selftests on Quire and on Linux, side by
+#                     side: build/linux-selftests/compare.md (LSELFTESTS_TIMEOUT=S
+#                     per test, LSELFTESTS="cow mremap_test" for some)
 #
 # Toolchain: the host gcc and binutils by default; CROSS_COMPILE=x86_64-elf-
 # for a cross toolchain; CC=clang LD=ld.lld for LLVM. WERROR=0 turns off
@@ -268,8 +271,23 @@ test:
 	@scripts/deps.sh --for test
 	$(Q)$(MAKE) --no-print-directory kernel iso initrd $(HOST_TESTS)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/clang CC=clang LD=ld.lld kernel
+	$(Q)$(MAKE) --no-print-directory lselftests
 	$(Q)python3 -m unittest -q tests/qemu/test_runner.py tests/qemu/test_bench_plot.py tests/qemu/test_check_docs.py
 	$(Q)python3 tests/qemu/runner.py --plan tests/plan.txt --jobs $(TEST_JOBS)
+
+# Linux 6.12's mm selftests (docs/linux-selftests.md): fetched and built at
+# test time into $(BUILD)/lselftests/initrd.cpio, which the plan job
+# linux-mm-selftests-numa3 boots. A failed download or build is reported
+# here and leaves no initrd, so make test goes on and that job fails.
+.PHONY: lselftests linux-selftests
+lselftests:
+	$(Q)BUILD=$(BUILD) scripts/linux-selftests.sh build || \
+		echo "linux-selftests: build failed: the job linux-mm-selftests-numa3 will fail" >&2
+
+# The whole list on Quire and on Linux 6.12, side by side (never part of
+# make test: the Linux boot runs every test, about 10 minutes under TCG).
+linux-selftests: $(KERNEL)
+	$(Q)BUILD=$(BUILD) scripts/linux-selftests.sh compare
 
 # ---- benchmarks (make bench; never part of make test; docs/bench.md) ----
 # The host benchmarks link the same generic code as the host tests, plus the

@@ -15,15 +15,17 @@
 #                                                       with them on top
 #            The initrd is removed first, so a failed build leaves none, and
 #            the plan job that boots it fails.
-#   quire    build, then boot Quire (direct, numa3) with every test of the
-#            list under user/tests/kselftest_run.c (the KTAP on stdout; the
-#            exit status is scripts/run-qemu.sh's)
-#   compare  build, run every test on Quire and on Linux 6.12 (Debian's
-#            linux-image-6.12-cloud-amd64, fetched the same way, booted with
-#            -kernel on the same numa3 machine, kselftest_run as its /init),
-#            and print a table of both results; also written to
-#            $BUILD/linux-selftests/compare.md (`make linux-selftests`)
-#   list     print the list of test cases (PROG[,ARG...], kselftest_run's form)
+#   quire    build, then boot Quire (direct, numa3) with every case of the
+#            list under user/tests/kselftest_run.c; the serial log (KTAP) on
+#            stdout and in $BUILD/linux-selftests/quire.log; the exit status
+#            is scripts/run-qemu.sh's
+#   linux    the same on Linux 6.12 (Debian's linux-image-6.12-cloud-amd64,
+#            fetched the same way, booted with -kernel on the same numa3
+#            machine, kselftest_run as its /init): linux.log
+#   table    the side-by-side table of the two logs: printed, and written to
+#            $BUILD/linux-selftests/compare.md
+#   compare  quire, linux, then table (`make linux-selftests`)
+#   list     print the list of cases (PROG[,ARG...], kselftest_run's form)
 #
 # Environment: BUILD [build], LSELFTESTS_TIMEOUT (seconds per test) [300],
 # LSELFTESTS="case case ..." (another list of cases, e.g. "cow mremap_test").
@@ -197,6 +199,25 @@ compile_tests() {
     fi
 }
 
+# compaction_test, hugetlb-soft-offline, thuge-gen, map_fixed_noreplace
+# and mremap_dontunmap run shell pipelines (popen, system): `cat ... |
+# grep`. Both kernels get the same tools: Quire's /bin/sh and /bin/cat
+# (user/bin, in both initrds), and grep from Debian's busybox-static,
+# fetched like the sources, as /bin/grep.
+install_tools() {
+    local deb dir=$top/busybox
+    deb=$(fetch busybox-static)
+    if [ ! -f "$dir/.from" ] || [ "$(cat "$dir/.from")" != "${deb##*/}" ]; then
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir" ./bin/busybox ||
+            die "no bin/busybox in ${deb##*/}"
+        echo "${deb##*/}" >"$dir/.from"
+    fi
+    mkdir -p "$top/root/bin"
+    cp "$dir/bin/busybox" "$top/root/bin/grep"
+}
+
 # The lists kselftest_run reads (-f): all.list, the cases of this run, and
 # quire.list, those the plan job expects to pass on Quire (each one must be
 # in all.txt, so that it is built).
@@ -221,6 +242,7 @@ build() {
     unpack_source "$deb"
     install_headers
     compile_tests
+    install_tools
     write_lists
     make -C "$root" --no-print-directory -s BUILD="$BUILD" user >&2
     "$root/scripts/mkinitrd.sh" "$initrd" "$BUILD/user" "$top/root"
@@ -235,7 +257,8 @@ runner_args() {
 # Boots one kernel with the list; the serial log goes to $1.
 boot_quire() {
     local log=$1 n=${#cases[@]}
-    make -C "$root" --no-print-directory -s BUILD="$BUILD" kernel >&2
+    "$root/scripts/deps.sh" --for run
+    make -C "$root" --no-print-directory -s -j"$jobs" BUILD="$BUILD" kernel >&2
     FIRMWARE=direct TOPOLOGY=numa3 KERNEL="$BUILD/quire.elf" INITRD="$initrd" \
         CMDLINE="init=\"/bin/init /tests/kselftest_run $(runner_args)\"" \
         TIMEOUT=$((n * LSELFTESTS_TIMEOUT + 120)) "$root/scripts/run-qemu.sh" </dev/null | tee "$log"
@@ -243,6 +266,7 @@ boot_quire() {
 
 boot_linux() {
     local log=$1 n=${#cases[@]} deb kernel pkg dir=$top/linux-image
+    "$root/scripts/deps.sh" --for run
     pkg=$(apt-cache depends "$image_meta" 2>/dev/null | awk '/Depends: linux-image-6\.12/ { print $2; exit }')
     [ -n "$pkg" ] || die "cannot tell which package $image_meta stands for (apt-cache depends $image_meta; apt-get update?)"
     deb=$(fetch "$pkg")
@@ -254,41 +278,69 @@ boot_linux() {
     fi
     kernel=$(find "$dir/boot" -name 'vmlinuz-*' | head -n 1)
     [ -n "$kernel" ] || die "no boot/vmlinuz-* in ${deb##*/}"
-    # The initramfs: the runner as /init (it mounts /proc, /sys, debugfs,
-    # /dev and /tmp itself, then powers off) and the tests.
+    # The initramfs: what Quire's has (Quire's programs, the tests, grep)
+    # and the runner as /init (it mounts /proc, /sys, debugfs, /dev and
+    # /tmp itself, then powers off).
     mkdir -p "$top/linux-init"
     cp "$BUILD/user/tests/kselftest_run" "$top/linux-init/init"
-    "$root/scripts/mkinitrd.sh" "$top/linux-initrd.cpio" "$top/linux-init" "$top/root"
+    "$root/scripts/mkinitrd.sh" "$top/linux-initrd.cpio" "$BUILD/user" "$top/root" "$top/linux-init"
     say "booting ${kernel##*/} on numa3"
     # run-qemu.sh reports Linux's power-off as "no status" (3): the KTAP is
-    # what counts here. Everything after -- goes to /init.
+    # what counts here. Everything after -- goes to /init. loglevel=3: the
+    # console shows errors only (uffd-unit-tests' poison case has Linux
+    # print a line per poisoned page, minutes of serial output under TCG).
     FIRMWARE=direct TOPOLOGY=numa3 KERNEL="$kernel" INITRD="$top/linux-initrd.cpio" \
-        CMDLINE="console=ttyS0 panic=-1 -- -i $(runner_args)" \
+        CMDLINE="console=ttyS0 loglevel=3 panic=-1 -- -i $(runner_args)" \
         TIMEOUT=$((n * LSELFTESTS_TIMEOUT + 300)) "$root/scripts/run-qemu.sh" </dev/null | tee "$log" || true
 }
 
-compare() {
-    local out=$BUILD/linux-selftests rc=0
-    mkdir -p "$out"
-    "$root/scripts/deps.sh" --for run
-    say "Quire: every case (log: $out/quire.log)"
-    boot_quire "$out/quire.log" >/dev/null || rc=$?
-    say "Quire's boot ended with status $rc"
-    say "Linux 6.12: every case (log: $out/linux.log)"
-    boot_linux "$out/linux.log" >/dev/null
+table() {
+    local out=$BUILD/linux-selftests
     python3 "$root/scripts/lselftests-compare.py" --quire "$out/quire.log" --linux "$out/linux.log" \
-        --linux-kernel "$(cat "$top/linux-image/.from")" --source "$(cat "$src/.unpacked-from")" \
+        --linux-kernel "$(cat "$top/linux-image/.from" 2>/dev/null)" \
+        --source "$(cat "$src/.unpacked-from" 2>/dev/null)" \
         --unistd "$src/usr/include/asm/unistd_64.h" \
         --out "$out/compare.md" "${cases[@]}"
 }
 
-case ${1:-} in
-build) build ;;
-quire) build && boot_quire "$BUILD/lselftests/quire.log" ;;
-compare) build && compare ;;
-list) printf '%s\n' "${cases[@]}" ;;
-*)
-    echo "usage: $0 build|quire|compare|list" >&2
-    exit 2
-    ;;
-esac
+# Everything runs from here, so that bash has read the whole file before
+# it starts (an edit during a long run cannot change what runs).
+main() {
+    local out=$BUILD/linux-selftests rc
+    case ${1:-} in
+    build) build ;;
+    quire)
+        build
+        mkdir -p "$out"
+        say "Quire: every case of the list (log: $out/quire.log)"
+        boot_quire "$out/quire.log"
+        ;;
+    linux)
+        build
+        mkdir -p "$out"
+        say "Linux 6.12: every case of the list (log: $out/linux.log)"
+        boot_linux "$out/linux.log"
+        ;;
+    table) table ;;
+    compare)
+        build
+        mkdir -p "$out"
+        "$root/scripts/deps.sh" --for run
+        say "Quire: every case of the list (log: $out/quire.log)"
+        rc=0
+        boot_quire "$out/quire.log" >/dev/null || rc=$?
+        say "Quire's boot ended with status $rc"
+        say "Linux 6.12: every case of the list (log: $out/linux.log)"
+        boot_linux "$out/linux.log" >/dev/null
+        table
+        ;;
+    list) printf '%s\n' "${cases[@]}" ;;
+    *)
+        echo "usage: $0 build|quire|linux|compare|table|list" >&2
+        exit 2
+        ;;
+    esac
+}
+
+main "$@"
+exit $?

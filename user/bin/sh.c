@@ -5,7 +5,9 @@
  * by '|', with fork, execve and wait4. A program not found is status 127,
  * one that cannot be run 126. A non-zero exit status or a killing signal
  * is printed. Builtins: help, cd [DIR], exit [N]. End of input exits with
- * the last status.
+ * the last status. `sh -c 'LINE'` runs one line and exits with its status,
+ * printing nothing of its own (system(3) and popen(3) run their commands
+ * so: Linux's mm selftests pipe `cat ... | grep ...` through it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 
 extern char **environ;
 static int last_status;
+static int quiet;		/* sh -c: no "[prog: exit status N]" lines */
 
 /*
  * Split s into words, copied into out (at least as long as s, plus one per
@@ -87,6 +90,8 @@ static void run_child(char **argv)
 
 static void report(const char *name, int status)
 {
+	if (quiet)
+		return;
 	if (WIFSIGNALED(status))
 		printf("[%s: killed by signal %d (%s)]\n", name, WTERMSIG(status),
 		       strsignal(WTERMSIG(status)));
@@ -191,11 +196,20 @@ static void run_line(const char *line)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char line[SH_LINE_MAX];
 	int tty = isatty(0);
 
+	if (argc >= 3 && strcmp(argv[1], "-c") == 0) {
+		if (strlen(argv[2]) >= SH_LINE_MAX) {
+			fprintf(stderr, "sh: -c: command longer than %d bytes\n", SH_LINE_MAX - 1);
+			return 2;
+		}
+		quiet = 1;
+		run_line(argv[2]);
+		return last_status;
+	}
 	for (;;) {
 		if (tty) {
 			fputs("$ ", stdout);

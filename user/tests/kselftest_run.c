@@ -15,6 +15,9 @@
  * gives the case's result:
  *	exit 0			ok
  *	exit 4 (KSFT_SKIP)	ok ... # SKIP with the reason it printed last
+ *				(not ok if it printed "not ok", "FAIL" or "Fail"
+ *				with no kselftest count: khugepaged's status is
+ *				its count of failures)
  *	anything else		not ok, with the status, the signal, or
  *				"timed out" (SIGKILL after -t seconds, 600 by default)
  * and kselftest's own count, its last "# Totals: pass:P fail:F ... skip:S"
@@ -22,8 +25,9 @@
  * and a program that passed no subcase (all skipped, or none ran: kselftest
  * exits 0 then) is a SKIP, never a pass.
  * -S: a skip is a failure too (for a list that is expected to pass).
- * -H N: write N to /proc/sys/vm/nr_hugepages first (a diagnostic says
- * whether that worked), as Linux's run_vmtests.sh does for hugetlb tests.
+ * -H N: before each program, write N to /proc/sys/vm/nr_hugepages unless it
+ * holds N already (a diagnostic says what changed, or once that it cannot),
+ * as Linux's run_vmtests.sh reserves huge pages for the hugetlb tests.
  * -i: the program is init on Linux: mount /proc, /sys, /sys/kernel/debug,
  * /dev and /tmp first, and power off at the end (reboot(2)); Quire's
  * /bin/init has them all already.
@@ -35,6 +39,7 @@
  * works, the whole group is killed after each program).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -68,8 +73,10 @@ struct output {
 	int cut;			/* the current line was longer than shown */
 	long lines, hidden;
 	char last[REASON_MAX];		/* the last non-empty line */
-	char last_skip[REASON_MAX];	/* the last line that mentions a skip */
+	char first_skip[REASON_MAX];	/* the first line that mentions a skip */
+	char last_skip[REASON_MAX];	/* the last one */
 	int totals;			/* a kselftest "Totals:" line was seen */
+	int said_fail;			/* a line said "not ok", "FAIL" or "Fail" */
 	int pass, fail, xfail, xpass, skip, error;
 };
 
@@ -88,12 +95,31 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* src without its colour escapes (ESC [ ... final byte), cut to size. */
+static void strip_escapes(char *dst, size_t size, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src && n < size - 1; src++) {
+		if (src[0] == '\033' && src[1] == '[') {
+			for (src += 2; *src && (*src < '@' || *src > '~'); src++)
+				;
+			if (!*src)
+				break;
+			continue;
+		}
+		dst[n++] = *src;
+	}
+	dst[n] = '\0';
+}
+
+/* A line as a reason: no escapes, no '#' (it would start a KTAP directive). */
 static void copy_reason(char *dst, const char *src)
 {
 	while (*src == ' ' || *src == '#' || *src == '\t')
 		src++;
-	snprintf(dst, REASON_MAX, "%s", src);
-	for (char *p = dst; *p; p++)	/* a '#' would start a KTAP directive */
+	strip_escapes(dst, REASON_MAX, src);
+	for (char *p = dst; *p; p++)
 		if (*p == '#' || (unsigned char)*p < ' ')
 			*p = ' ';
 }
@@ -124,18 +150,39 @@ static void read_totals(struct output *o, const char *line)
 		o->totals = 1;
 }
 
+/* "Fail" or "FAIL" as a word ("Failed to open" is no verdict), or TAP's "not ok". */
+static int says_fail(const char *line)
+{
+	static const char *const words[] = { "Fail", "FAIL" };
+
+	if (strstr(line, "not ok "))
+		return 1;
+	for (size_t i = 0; i < 2; i++)
+		for (const char *p = strstr(line, words[i]); p; p = strstr(p + 1, words[i]))
+			if ((p == line || !isalpha((unsigned char)p[-1])) && !isalpha((unsigned char)p[4]))
+				return 1;
+	return 0;
+}
+
 static void end_line(struct output *o)
 {
+	char plain[LINE_MAX_SHOWN + 1];
+
 	o->line[o->len] = '\0';
 	read_totals(o, o->line);
+	strip_escapes(plain, sizeof(plain), o->line);
+	o->said_fail |= says_fail(plain);
 	if (o->lines++ < LINES_SHOWN)
 		printf("    # %s%s\n", o->line, o->cut ? " [cut]" : "");
 	else
 		o->hidden++;
-	if (o->len) {
+	if (o->len && !strstr(o->line, "Totals:")) {	/* a count is no reason */
 		copy_reason(o->last, o->line);
-		if (mentions_skip(o->line))
+		if (mentions_skip(o->line)) {
 			skip_reason(o->last_skip, o->line);
+			if (!o->first_skip[0])
+				strcpy(o->first_skip, o->last_skip);
+		}
 	}
 	o->len = 0;
 	o->cut = 0;
@@ -286,18 +333,25 @@ static int run_one(int number, char *spec)
 			 strsignal(WTERMSIG(status)));
 	} else if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != KSFT_SKIP) {
 		snprintf(why, sizeof(why), "exit status %d", WEXITSTATUS(status));
+	} else if (WEXITSTATUS(status) == KSFT_SKIP && o->said_fail && !o->totals) {
+		/* khugepaged exits with its count of failures: 4 is no skip */
+		snprintf(why, sizeof(why), "exit status 4 (KSFT_SKIP) after it reported failures");
 	} else if (o->totals && (o->fail || o->error)) {
 		snprintf(why, sizeof(why), "exit status %d, but %d subcases failed, %d errors",
 			 WEXITSTATUS(status), o->fail, o->error);
 	} else if (WEXITSTATUS(status) == KSFT_SKIP || (o->totals && !o->pass && !o->xfail)) {
-		const char *reason = o->last_skip[0] ? o->last_skip : o->last;
+		/* A program's own skip says why last; of many subcases, the first says it best. */
+		const char *reason = o->skip > 1 ? o->first_skip : o->last_skip;
+
+		if (!reason[0])
+			reason = o->last;
 		char counted[REASON_MAX + 64];
 
 		if (WEXITSTATUS(status) != KSFT_SKIP && !o->skip)	/* kselftest's exit 0 */
 			snprintf(counted, sizeof(counted), "no subcase ran");
 		else if (WEXITSTATUS(status) != KSFT_SKIP)
-			snprintf(counted, sizeof(counted), "no subcase passed, %d skipped: %s",
-				 o->skip, reason);
+			snprintf(counted, sizeof(counted), "no subcase passed, %d skipped%s%s",
+				 o->skip, reason[0] ? ": " : "", reason);
 		else
 			snprintf(counted, sizeof(counted), "%s",
 				 reason[0] ? reason : "exit status 4 (KSFT_SKIP)");
@@ -353,21 +407,43 @@ static void console_fds(void)
 		close(fd);
 }
 
-static void set_hugepages(const char *count)
+/* The number in /proc/sys/vm/nr_hugepages, or -1 (with errno) when it cannot be read. */
+static long read_hugepages(void)
 {
-	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "w");
-	char got[32] = "";
+	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "r");
+	long n = -1;
 
-	if (!f || fprintf(f, "%s\n", count) < 0 || fclose(f) != 0) {
-		printf("# kselftest_run: cannot set /proc/sys/vm/nr_hugepages: %s\n", strerror(errno));
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/*
+ * Before each program: N huge pages again, as run_vmtests.sh reserves
+ * them, whatever the one before left (compaction_test sets the count to 0
+ * while it runs, and a crash leaves it so). Said when it had to change, and
+ * once when it cannot be done.
+ */
+static void set_hugepages(long count)
+{
+	static int said;
+	long was = read_hugepages();
+	FILE *f;
+
+	if (was == count)
+		return;
+	f = fopen("/proc/sys/vm/nr_hugepages", "w");
+	if (!f || fprintf(f, "%ld\n", count) < 0 || fclose(f) != 0) {
+		if (!said++)
+			printf("    # kselftest_run: cannot set /proc/sys/vm/nr_hugepages: %s\n",
+			       strerror(errno));
 		return;
 	}
-	f = fopen("/proc/sys/vm/nr_hugepages", "r");
-	if (f && fgets(got, sizeof(got), f))
-		got[strcspn(got, "\n")] = '\0';
-	if (f)
-		fclose(f);
-	printf("# kselftest_run: nr_hugepages %s (asked for %s)\n", got, count);
+	printf("    # kselftest_run: nr_hugepages was %ld, set to %ld, now %ld\n",
+	       was, count, read_hugepages());
 }
 
 /* Appends LIST's programs, one a line, to cases; returns the new count or -1. */
@@ -422,7 +498,8 @@ static int finish(int failed)
 int main(int argc, char **argv)
 {
 	static char *cases[MAX_CASES];
-	const char *hugepages = NULL, *list = NULL;
+	const char *list = NULL;
+	long hugepages = -1;
 	int opt, failed = 0, n = 0;
 
 	while ((opt = getopt(argc, argv, "iSt:H:f:")) != -1) {
@@ -430,7 +507,7 @@ int main(int argc, char **argv)
 		case 'i': as_init = 1; break;
 		case 'S': strict_skip = 1; break;
 		case 't': timeout_s = atoi(optarg); break;
-		case 'H': hugepages = optarg; break;
+		case 'H': hugepages = atol(optarg); break;
 		case 'f': list = optarg; break;
 		default: usage(); return 2;
 		}
@@ -448,11 +525,12 @@ int main(int argc, char **argv)
 	for (int i = optind; i < argc && n < MAX_CASES; i++)
 		cases[n++] = argv[i];
 	mkdir("/tmp", 01777);
-	if (hugepages)
-		set_hugepages(hugepages);
 	printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: %s\n    1..%d\n", SUITE, n);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (hugepages >= 0)
+			set_hugepages(hugepages);
 		failed += run_one(i + 1, cases[i]);
+	}
 	printf("%sok 1 %s\n", failed || n == 0 ? "not " : "", SUITE);
 	printf("# kselftest_run: %d of %d failed%s\n", failed, n, n == 0 ? " (no program given)" : "");
 	return finish(failed || n == 0);
