@@ -466,6 +466,7 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[108] = sys_getuid,		/* getegid */
 	[72] = sys_fcntl,
 	[74] = sys_fsync,
+	[128] = sys_rt_sigtimedwait,
 	[76] = sys_truncate,
 	[77] = sys_ftruncate,
 	[75] = sys_fdatasync,
