@@ -315,6 +315,24 @@ static int show_vma(char *buf, size_t size, struct mm_struct *mm, struct vm_area
 	return len;
 }
 
+ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size)
+{
+	struct vm_area_struct *v;
+	size_t len = 0;
+
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	down_read(&mm->mmap_lock);
+	list_for_each_entry(v, &mm->vmas, vm_list) {
+		len += show_header(buf + len, size - len, mm, v);
+		if (len + 1 >= size)
+			break;		/* cut: the caller asks again with more room */
+	}
+	up_read(&mm->mmap_lock);
+	return (ssize_t)len;
+}
+
 ssize_t smaps_show(struct mm_struct *mm, char *buf, size_t size)
 {
 	struct vm_area_struct *v;
