@@ -193,7 +193,7 @@ static void smaps_account(struct smaps_walk *s, struct folio *folio, struct page
 {
 	unsigned long size = nr << PAGE_SHIFT;
 	const struct page *head = (const struct page *)folio;
-	bool dirty = (entry & _PAGE_DIRTY) || test_page_flag(head, PG_dirty);
+	bool dirty = pte_dirty(entry) || test_page_flag(head, PG_dirty);
 
 	s->resident += size;
 	if (folio_test_anon(folio)) {
@@ -201,7 +201,7 @@ static void smaps_account(struct smaps_walk *s, struct folio *folio, struct page
 		if (pmd)
 			s->anon_thp += size;
 	}
-	if ((entry & _PAGE_ACCESSED) || test_page_flag(head, PG_referenced))
+	if (pte_young(entry) || test_page_flag(head, PG_referenced))
 		s->referenced += size;
 	for (unsigned long i = 0; i < nr; i++)
 		account_page(s, page + i, dirty);
