@@ -4,6 +4,7 @@
  *   /proc/vmstat          memory counters and THP events (vmstat_show, mm/thp_settings.c)
  *   /proc/self/pagemap    the caller's page tables, 8 bytes a page (mm/task_mmu.c)
  *   /proc/self/smaps      the caller's VMAs and what they map (mm/task_mmu.c)
+ *   /proc/self/maps       the caller's VMAs, one line each (the smaps header lines)
  *
  * /proc/self is a directory here, not Linux's symlink to /proc/<pid>
  * (there are no per-pid directories yet): its files act on the address
@@ -65,6 +66,19 @@ static ssize_t smaps_file_show(struct pseudo_file *pf, char *buf, size_t size)
 	return smaps_show(pf->private, buf, size);
 }
 
+static ssize_t maps_file_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	if (!pf->private) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return maps_show(pf->private, buf, size);
+}
+
+static const struct pseudo_ops maps_ops = {
+	.open = self_open, .release = self_release, .show = maps_file_show,
+};
+
 static const struct pseudo_ops pagemap_ops = {
 	.open = self_open, .release = self_release, .read = pagemap_file_read,
 };
@@ -91,6 +105,8 @@ int procfs_init(void)
 		err = pseudo_create(self, "pagemap", 0400, &pagemap_ops, NULL);
 	if (!err)
 		err = pseudo_create(self, "smaps", 0444, &smaps_ops, NULL);
+	if (!err)
+		err = pseudo_create(self, "maps", 0444, &maps_ops, NULL);
 	if (!err)
 		err = vfs_mount("/proc", pseudo_inode(proc_root));
 	if (!err)

@@ -24,6 +24,7 @@ struct files_struct *files_alloc_console(const char *path)
 	if (!files)
 		return NULL;
 	files->count = 1;
+	files->umask = 022;		/* Linux's default */
 	spin_lock_init(&files->lock);
 	if (path && vfs_open(NULL, path, O_RDWR, 0, &f) == 0) {
 		files->fd[0] = f;
@@ -47,6 +48,7 @@ struct files_struct *files_dup(struct files_struct *old)
 			files->fd[i] = get_file(old->fd[i]);
 	memcpy(files->cloexec, old->cloexec, sizeof(files->cloexec));
 	files->cwd = old->cwd ? igrab(old->cwd) : NULL;
+	files->umask = old->umask;
 	spin_unlock(&old->lock);
 	return files;
 }

@@ -112,6 +112,7 @@ static long do_clone(const struct clone_args_k *a)
 	child->set_child_tid = a->flags & CLONE_CHILD_SETTID ? a->child_tid : NULL;
 	child->clear_child_tid = a->flags & CLONE_CHILD_CLEARTID ? a->child_tid : NULL;
 	child->mempolicy = parent->mempolicy;
+	child->exit_signal = thread ? 0 : (int)(a->flags & CSIGNAL);	/* threads tell nobody */
 	if (thread) {
 		child->tgid = parent->tgid;
 		child->group_leader = parent->group_leader;
@@ -153,7 +154,7 @@ out_mm:
 
 long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	struct clone_args_k a = { 0 };
+	struct clone_args_k a = { .flags = SIGCHLD };
 
 	return do_clone(&a);
 }
@@ -192,7 +193,7 @@ long sys_clone(u64 flags, u64 stack, u64 ptid, u64 ctid, u64 tls, u64 a5)
 	}
 	if (flags & CLONE_THREAD)
 		return do_clone(&a);
-	a.flags &= CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;	/* a copy; VM|VFORK copied */
+	a.flags &= CSIGNAL | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;	/* VM|VFORK: a copy */
 	return do_clone(&a);
 }
 
@@ -279,9 +280,6 @@ long sys_wait4(u64 upid, u64 ustatus, u64 options, u64 urusage, u64 a4, u64 a5)
 #define P_PID		1
 #define WEXITED		4
 #define WNOWAIT		0x01000000
-#define SIGCHLD		17
-#define CLD_EXITED	1
-#define CLD_KILLED	2
 
 /* waitid: exited children only (WEXITED); stopped/continued need signals. */
 long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 a4, u64 a5)
@@ -381,12 +379,12 @@ long sys_tgkill(u64 tgid, u64 tid, u64 sig, u64 a3, u64 a4, u64 a5)
 
 /*
  * Called by do_exit of every thread, after it left its thread group
- * (group_dead: it was the last). A thread other than the leader goes
+ * (group_dead: it was the last), with its exit status. A thread other than the leader goes
  * to the reaper (nobody waits for it). The last thread of a process makes
  * the process a zombie: off process_list, its children to the reaper,
  * its parent told (the leader stands for the process, whenever it left).
  */
-void exit_notify(struct task *t, bool group_dead)
+void exit_notify(struct task *t, bool group_dead, int status)
 {
 	struct task *leader = t->group_leader, *c, *n;
 
@@ -403,6 +401,16 @@ void exit_notify(struct task *t, bool group_dead)
 				list_add_tail(&c->sibling, &reap_list);
 			else
 				c->autoreap = true;
+		}
+		/* The process's status: the group exit's, or the leader's own. */
+		if (t != leader)
+			status = group_exit_status(leader, leader->exit_code);
+		else
+			status = group_exit_status(leader, status);
+		if (leader->parent && notify_parent(leader, status)) {
+			leader->parent = NULL;		/* the parent wants no zombie */
+			list_del_init(&leader->sibling);
+			leader->autoreap = true;
 		}
 		if (!leader->parent && leader->autoreap)
 			list_add_tail(&leader->sibling, &reap_list);

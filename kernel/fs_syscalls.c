@@ -71,7 +71,7 @@ long sys_openat(u64 dirfd, u64 upath, u64 flags, u64 mode, u64 a4, u64 a5)
 		return err;
 	err = dirfd_inode((int)dirfd, &held, &dir);
 	if (!err)
-		err = vfs_open(dir, path, (int)flags, (umode_t)(mode & 07777 & ~022), &f);
+		err = vfs_open(dir, path, (int)flags, (umode_t)(mode & 07777 & ~files()->umask), &f);
 	if (held)
 		fput(held);
 	kfree(path);
@@ -286,7 +286,7 @@ long sys_mkdir(u64 upath, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
 
 	if (err)
 		return err;
-	err = vfs_mkdir(files()->cwd, path, (umode_t)(mode & 07777 & ~022));
+	err = vfs_mkdir(files()->cwd, path, (umode_t)(mode & 07777 & ~files()->umask));
 	kfree(path);
 	return err;
 }
@@ -352,6 +352,12 @@ long sys_ftruncate(u64 fd, u64 length, u64 a2, u64 a3, u64 a4, u64 a5)
 	err = S_ISREG(file_inode(f)->i_mode) ? vfs_ftruncate(f, (loff_t)length) : -EINVAL;
 	fput(f);
 	return err;
+}
+
+/* umask(2): set the process's mask (its low nine bits), return the old one. */
+long sys_umask(u64 mask, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return (long)__atomic_exchange_n(&files()->umask, (unsigned int)mask & 0777, __ATOMIC_RELAXED);
 }
 
 long sys_chdir(u64 upath, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)

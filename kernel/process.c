@@ -162,6 +162,6 @@ void do_exit(int status)
 	 */
 	if (group_dead)
 		exit_itimers(t->group_leader);
-	exit_notify(t, group_dead);
+	exit_notify(t, group_dead, status);
 	kthread_exit(status);
 }

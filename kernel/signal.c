@@ -20,6 +20,7 @@
 #include <quire/errno.h>
 #include <quire/smp.h>
 #include <quire/mmap.h>
+#include <quire/time.h>
 #include <asm/ptrace.h>
 
 #define SIGQUEUE_MAX	1024	/* queued entries per process (RLIMIT_SIGPENDING's role) */
@@ -388,6 +389,36 @@ void do_group_exit(int status)
 	do_exit(status);
 }
 
+bool notify_parent(struct task *leader, int status)
+{
+	struct task *parent = leader->parent;
+	struct sighand_struct *psh = parent ? parent->sighand : NULL;
+	int sig = leader->exit_signal;
+	unsigned long flags;
+	struct k_sigaction ka;
+	bool autoreap;
+
+	if (!psh)
+		return false;
+	lock_sighand(psh, &flags);
+	ka = psh->action[SIGCHLD - 1];
+	/* Linux: a parent that ignores SIGCHLD, or asks SA_NOCLDWAIT, leaves no zombies. */
+	autoreap = sig == SIGCHLD && (ka.handler == SIG_IGN || (ka.flags & SA_NOCLDWAIT));
+	if (sig > 0 && valid_signal((u64)sig) && !(sig == SIGCHLD && ka.handler == SIG_IGN)) {
+		struct sigqueue *q = alloc_sigqueue(sig, WIFSIGNALED(status) ? CLD_KILLED : CLD_EXITED);
+
+		if (q) {
+			q->info.f.chld.pid = leader->tgid;
+			q->info.f.chld.uid = 0;
+			q->info.f.chld.status = WIFSIGNALED(status) ? WTERMSIG(status) :
+								      WEXITSTATUS(status);
+		}
+		__queue_signal(parent, sig, q, true);
+	}
+	unlock_sighand(psh, flags);
+	return autoreap;
+}
+
 int de_thread(struct task *t)
 {
 	struct sighand_struct *sh = t->sighand;
@@ -514,8 +545,8 @@ static int next_signal(u64 ready)
 	return ready ? __builtin_ctzll(ready) + 1 : 0;
 }
 
-/* The next signal to deliver: the thread's own first, then the process's. */
-static int dequeue_signal(struct task *t, siginfo_t *info, const char **why)
+/* The next signal among mask: the thread's own first, then the process's. */
+static int dequeue_signal(struct task *t, u64 mask, siginfo_t *info, const char **why)
 {
 	struct sighand_struct *sh = t->sighand;
 	int sig;
@@ -523,9 +554,9 @@ static int dequeue_signal(struct task *t, siginfo_t *info, const char **why)
 	lockdep_assert_held(&sh->siglock);
 	memset(info, 0, sizeof(*info));
 	*why = NULL;
-	sig = next_signal(t->pending.signal & ~t->blocked);
+	sig = next_signal(t->pending.signal & mask);
 	if (!sig || !dequeue_from(sh, &t->pending, sig, info, why)) {
-		sig = next_signal(sh->shared_pending.signal & ~t->blocked);
+		sig = next_signal(sh->shared_pending.signal & mask);
 		if (sig)
 			dequeue_from(sh, &sh->shared_pending, sig, info, why);
 	}
@@ -559,7 +590,6 @@ __attribute__((noreturn)) static void sig_fatal(int sig, const siginfo_t *info, 
 			(unsigned long)regs->rip);
 	else
 		pr_warn("pid %d (%s): killed by signal %d\n", t->tgid, t->comm, sig);
-	t->exit_signal = sig;
 	do_group_exit(W_EXITCODE(0, sig));	/* every thread of the process ends */
 }
 
@@ -692,7 +722,7 @@ static void do_signal(struct pt_regs *regs, bool from_syscall)
 		int sig;
 
 		lock_sighand(sh, &flags);
-		sig = dequeue_signal(t, &info, &why);
+		sig = dequeue_signal(t, ~t->blocked, &info, &why);
 		if (!sig) {
 			unlock_sighand(sh, flags);
 			break;
@@ -835,6 +865,67 @@ long sys_pause(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	sleep_until_signal();
 	return -ERESTARTNOHAND;
+}
+
+/*
+ * rt_sigtimedwait: take a pending signal of the set without running its
+ * handler. While waiting, the set is unblocked (as Linux does) so that its
+ * signals wake us; they are taken here, before any return to user mode.
+ * -EAGAIN when the timeout passes, -EINTR when another signal comes.
+ */
+long sys_rt_sigtimedwait(u64 uthese, u64 uinfo, u64 uts, u64 sigsetsize, u64 a4, u64 a5)
+{
+	struct task *t = current;
+	struct sighand_struct *sh = t->sighand;
+	struct kernel_timespec ts;
+	u64 these, saved, deadline = 0;
+	unsigned long flags;
+	const char *why;
+	siginfo_t info;
+	int sig;
+
+	if (sigsetsize != 8)
+		return -EINVAL;
+	if (copy_from_user(&these, (void *)uthese, 8))
+		return -EFAULT;
+	these &= ~UNBLOCKABLE;
+	if (uts) {
+		if (copy_from_user(&ts, (void *)uts, sizeof(ts)))
+			return -EFAULT;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
+			return -EINVAL;
+		deadline = ktime_get_ns() + (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+	}
+	lock_sighand(sh, &flags);
+	sig = dequeue_signal(t, these, &info, &why);
+	if (!sig && !(uts && ts.tv_sec == 0 && ts.tv_nsec == 0)) {
+		saved = t->blocked;
+		t->blocked &= ~these;
+		recalc_sigpending(t);
+		unlock_sighand(sh, flags);
+		for (;;) {
+			u64 now = ktime_get_ns();
+
+			set_current_state(TASK_INTERRUPTIBLE);
+			if (signal_pending(t) || (uts && now >= deadline))
+				break;
+			if (uts)
+				schedule_timeout_ns(deadline - now);
+			else
+				schedule();
+		}
+		__set_current_state(TASK_RUNNING);
+		lock_sighand(sh, &flags);
+		sig = dequeue_signal(t, these, &info, &why);
+		t->blocked = saved;
+		recalc_sigpending(t);
+	}
+	unlock_sighand(sh, flags);
+	if (!sig)
+		return signal_pending(t) ? -EINTR : -EAGAIN;
+	if (uinfo && copy_to_user((void *)uinfo, &info, sizeof(info)))
+		return -EFAULT;
+	return sig;
 }
 
 long sys_rt_sigsuspend(u64 umask, u64 sigsetsize, u64 a2, u64 a3, u64 a4, u64 a5)

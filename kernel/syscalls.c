@@ -265,16 +265,15 @@ static long sys_clock_gettime(u64 clock, u64 uts, u64 a2, u64 a3, u64 a4, u64 a5
 	return copy_to_user((void *)uts, &ts, sizeof(ts)) ? -EFAULT : 0;
 }
 
-static long sys_nanosleep(u64 ureq, u64 urem, u64 a2, u64 a3, u64 a4, u64 a5)
+/*
+ * Sleep until the clock reads end (ns since boot: every clock Quire has);
+ * a handled signal ends it with -EINTR and, for a relative sleep, the time
+ * left in *urem.
+ */
+static long sleep_until(u64 end, u64 urem)
 {
 	struct kernel_timespec ts;
-	u64 end;
 
-	if (copy_from_user(&ts, (void *)ureq, sizeof(ts)))
-		return -EFAULT;
-	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (s64)NSEC_PER_SEC)
-		return -EINVAL;
-	end = ktime_get_ns() + (u64)ts.tv_sec * NSEC_PER_SEC + (u64)ts.tv_nsec;
 	for (u64 now = ktime_get_ns(); now < end; now = ktime_get_ns()) {
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (signal_pending(current)) {
@@ -290,6 +289,53 @@ static long sys_nanosleep(u64 ureq, u64 urem, u64 a2, u64 a3, u64 a4, u64 a5)
 	}
 	__set_current_state(TASK_RUNNING);
 	return 0;
+}
+
+static long sys_nanosleep(u64 ureq, u64 urem, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct kernel_timespec ts;
+
+	if (copy_from_user(&ts, (void *)ureq, sizeof(ts)))
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (s64)NSEC_PER_SEC)
+		return -EINVAL;
+	return sleep_until(ktime_get_ns() + (u64)ts.tv_sec * NSEC_PER_SEC + (u64)ts.tv_nsec, urem);
+}
+
+#define CLOCK_REALTIME		0
+#define CLOCK_MONOTONIC		1
+#define CLOCK_PROCESS_CPUTIME_ID 2
+#define CLOCK_THREAD_CPUTIME_ID	3
+#define CLOCK_BOOTTIME		7
+#define TIMER_ABSTIME		1
+
+/*
+ * clock_nanosleep (glibc's nanosleep, sleep and usleep call it): REALTIME,
+ * MONOTONIC and BOOTTIME, which all read time since boot in Quire;
+ * TIMER_ABSTIME sleeps until that reading. A CPU-time clock is
+ * -EOPNOTSUPP for the process's (Quire keeps no CPU time; logged) and
+ * -EINVAL for a thread's, as Linux; any other id -EINVAL.
+ */
+static long sys_clock_nanosleep(u64 clock, u64 flags, u64 ureq, u64 urem, u64 a4, u64 a5)
+{
+	struct kernel_timespec ts;
+	u64 t;
+
+	if (clock == CLOCK_PROCESS_CPUTIME_ID) {
+		pr_warn("pid %d (%s): clock_nanosleep on CLOCK_PROCESS_CPUTIME_ID is not implemented "
+			"(-EOPNOTSUPP)\n", current->tgid, current->comm);
+		return -EOPNOTSUPP;
+	}
+	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME)
+		return -EINVAL;
+	if (copy_from_user(&ts, (void *)ureq, sizeof(ts)))
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (s64)NSEC_PER_SEC)
+		return -EINVAL;
+	t = (u64)ts.tv_sec * NSEC_PER_SEC + (u64)ts.tv_nsec;
+	if (flags & TIMER_ABSTIME)
+		return sleep_until(t, 0);	/* interrupted: nothing to report back */
+	return sleep_until(ktime_get_ns() + t, urem);
 }
 
 struct new_utsname {
@@ -466,6 +512,8 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[108] = sys_getuid,		/* getegid */
 	[72] = sys_fcntl,
 	[74] = sys_fsync,
+	[95] = sys_umask,
+	[128] = sys_rt_sigtimedwait,
 	[76] = sys_truncate,
 	[77] = sys_ftruncate,
 	[75] = sys_fdatasync,
@@ -481,6 +529,7 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[217] = sys_getdents64,
 	[218] = sys_set_tid_address,
 	[228] = sys_clock_gettime,
+	[230] = sys_clock_nanosleep,
 	[231] = sys_exit_group,
 	[247] = sys_waitid,
 	[257] = sys_openat,

@@ -32,10 +32,9 @@ static int copy_present_page(struct vm_area_struct *dst_vma, pte_t *dst, pte_t s
 	if (!copy)
 		return -ENOMEM;
 	memcpy(folio_address(copy), page_address(page), PAGE_SIZE);
-	*dst = pfn_pte(folio_pfn(copy), pte_write(src), !(src & _PAGE_NX)) |
-	       (src & _PAGE_PROTNONE);
-	if (src & _PAGE_PROTNONE)
-		*dst &= ~(pte_t)_PAGE_PRESENT;
+	*dst = pfn_pte(folio_pfn(copy), pte_write(src), pte_exec(src));
+	if (pte_protnone(src))
+		*dst = pte_mkprotnone(*dst);
 	folio_add_new_anon_rmap(copy, dst_vma, addr, RMAP_EXCLUSIVE);
 	atomic_long_inc(&dst_vma->vm_mm->rss);
 	return 0;
@@ -85,7 +84,7 @@ static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_
 		folio_ref_add(folio, nr);
 		for (int i = 0; i < nr; i++) {
 			if (cow)
-				src[i] &= ~(pte_t)_PAGE_RW;
+				src[i] = pte_wrprotect(src[i]);
 			dst[i] = src[i];
 		}
 		atomic_long_add(nr, &dst_mm->rss);
@@ -122,7 +121,7 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 		err = copy_ptes(dst_vma, src_vma, dst, src, addr, end);
 		/* Even after an error: the entries copied so far are counted in the rmap. */
 		dst_ptl = pmd_lock(dst_mm, dst_pmd);
-		__atomic_store_n(dst_pmd, page_to_phys(table) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER,
+		__atomic_store_n(dst_pmd, mk_table_entry(page_to_phys(table)),
 				 __ATOMIC_RELEASE);
 		spin_unlock(dst_ptl);
 	} else {

@@ -123,11 +123,11 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr, p
 	}
 	folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
 	if (PageAnonExclusive(folio_page(folio, 0))) {
-		*pmd |= _PAGE_RW | _PAGE_DIRTY;
+		*pmd = pmd_mkdirty(pmd_mkwrite(*pmd));
 	} else if (folio_mapped_by_us_only(folio)) {
 		for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
 			SetPageAnonExclusive(folio_page(folio, i));
-		*pmd |= _PAGE_RW | _PAGE_DIRTY;
+		*pmd = pmd_mkdirty(pmd_mkwrite(*pmd));
 	} else {
 		/* Shared: copy-on-write goes page by page, as on Linux. */
 		__split_huge_pmd_locked(vma, pmd, haddr);
@@ -152,7 +152,7 @@ bool copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vm
 		return false;
 	}
 	folio_get(folio);
-	*src_pmd &= ~(pte_t)_PAGE_RW;
+	*src_pmd = pmd_wrprotect(*src_pmd);
 	*dst_pmd = *src_pmd;
 	pgtable_deposit(dst_vma->vm_mm, dst_pmd, table);
 	atomic_long_add(HPAGE_PMD_NR, &dst_vma->vm_mm->rss);
@@ -177,7 +177,7 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
 	struct page *page = folio_page(folio, 0);
 	struct page *table = pgtable_withdraw(mm, pmd);
-	pte_t entry = *pmd & ~(pte_t)_PAGE_PSE;	/* bit 7 is PAT in a PTE */
+	pte_t entry = pmd_pte(*pmd);
 	pte_t *ptes;
 
 	if (!table)
@@ -202,7 +202,7 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	 * reach the table before) and unmap or copy a page, and its rmap call
 	 * must find the PTE mapping counted.
 	 */
-	__atomic_store_n(pmd, page_to_phys(table) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER,
+	__atomic_store_n(pmd, mk_table_entry(page_to_phys(table)),
 			 __ATOMIC_RELEASE);
 	count_thp_event(THP_SPLIT_PMD);
 }
@@ -355,7 +355,7 @@ static spinlock_t *mapper_lock(struct folio *folio, struct vm_area_struct *vma,
 	pte_t *pmd = pmd_lookup(vma->vm_mm->pgd, address, false);
 	pte_t pmdval = pmd ? READ_ONCE(*pmd) : 0;
 
-	if (!(pmdval & _PAGE_PRESENT))
+	if (!pmd_present(pmdval))
 		return NULL;
 	if (pmd_leaf(pmdval)) {
 		*busy = pmd_pfn(pmdval) == folio_pfn(folio);

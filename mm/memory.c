@@ -52,13 +52,16 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long
 	flush_tlb_mask_range(__atomic_load_n(&mm->cpus, __ATOMIC_ACQUIRE), start, end);
 }
 
-/* Bits that may differ inside one batch: hardware sets them page by page. */
-#define PTE_BATCH_IGNORE	(_PAGE_ACCESSED | _PAGE_DIRTY)
+/* The bits that may differ inside one batch go (hardware sets them page by page). */
+static pte_t pte_batch_bits(pte_t pte)
+{
+	return pte_mkold(pte_mkclean(pte));
+}
 
 int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr)
 {
 	unsigned long folio_end = folio_pfn(folio) + folio_nr_pages(folio);
-	pte_t expect = pte & ~PTE_BATCH_IGNORE;
+	pte_t expect = pte_batch_bits(pte);
 	int nr = 1;
 
 	if (!rmap_batching || !folio_test_large(folio))
@@ -67,7 +70,7 @@ int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr)
 		max_nr = (int)(folio_end - pte_pfn(pte));
 	while (nr < max_nr) {
 		expect += PAGE_SIZE;	/* the next page's frame, same bits */
-		if ((ptep[nr] & ~PTE_BATCH_IGNORE) != expect)
+		if (pte_batch_bits(ptep[nr]) != expect)
 			break;
 		nr++;
 	}
@@ -318,7 +321,7 @@ static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 		folio_unlock(folio);
 	}
 	if (reuse) {
-		*pte |= _PAGE_RW | _PAGE_DIRTY;
+		*pte = pte_mkdirty(pte_mkwrite(*pte));
 		SetPageAnonExclusive(page);
 		return WP_REUSED;
 	}
@@ -423,7 +426,7 @@ static int shared_file_write(struct mm_struct *mm, pte_t *pmd, unsigned long add
 	if (!p)
 		return -EAGAIN;
 	if (pte_present(*p))
-		*p |= _PAGE_RW | _PAGE_DIRTY;
+		*p = pte_mkdirty(pte_mkwrite(*p));
 	pte_unmap_unlock(p, ptl);
 	flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
 	return 0;

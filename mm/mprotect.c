@@ -3,7 +3,7 @@
  * hold a page the protection of vm_flags:
  *   - executable only with VM_EXEC;
  *   - not present at all without any access (PROT_NONE: the page is kept,
- *     marked _PAGE_PROTNONE);
+ *     marked with the arch's PROT_NONE bit: pte_protnone);
  *   - writable only with VM_WRITE, and then only where a write needs no
  *     copy: shared VMAs, and anonymous pages that are PageAnonExclusive.
  *     Everything else (pages shared since fork, page-cache pages of a
@@ -22,16 +22,8 @@ static pte_t new_protection(pte_t old, struct page *page, unsigned long vm_flags
 {
 	bool write = (vm_flags & VM_WRITE) &&
 		     ((vm_flags & VM_SHARED) || (page && PageAnonExclusive(page)));
-	pte_t new = (old & (PTE_PFN_MASK | _PAGE_PSE | _PAGE_ACCESSED | _PAGE_DIRTY)) |
-		    _PAGE_PRESENT | _PAGE_USER;
-
-	if (write)
-		new |= _PAGE_RW;
-	if (!(vm_flags & VM_EXEC))
-		new |= _PAGE_NX;
-	if (!(vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
-		new = (new & ~(pte_t)(_PAGE_PRESENT | _PAGE_RW)) | _PAGE_PROTNONE;
-	return new;
+	return pte_modify(old, write, vm_flags & VM_EXEC,
+			  !(vm_flags & (VM_READ | VM_WRITE | VM_EXEC)));
 }
 
 static struct page *entry_page(pte_t entry, unsigned long pfn)

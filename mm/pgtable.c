@@ -57,7 +57,7 @@ void pagetable_free(struct page *table)
 spinlock_t *pte_lockptr(struct mm_struct *mm, pte_t *pmd)
 {
 	(void)mm;
-	return pfn_to_page(PHYS_PFN(READ_ONCE(*pmd) & PTE_PFN_MASK))->ptl;
+	return pfn_to_page(PHYS_PFN(pgtable_phys(READ_ONCE(*pmd))))->ptl;
 }
 
 spinlock_t *pmd_lockptr(struct mm_struct *mm, pte_t *pmd)
@@ -78,7 +78,7 @@ spinlock_t *pmd_lock(struct mm_struct *mm, pte_t *pmd)
 /* A present PMD entry that points to a page table (not a 2 MiB leaf). */
 static bool pmd_is_table(pte_t pmdval)
 {
-	return (pmdval & _PAGE_PRESENT) && !pmd_leaf(pmdval);
+	return pmd_present(pmdval) && !pmd_leaf(pmdval);
 }
 
 pte_t *pte_offset_map_lock(struct mm_struct *mm, pte_t *pmd, unsigned long addr,
@@ -90,7 +90,7 @@ pte_t *pte_offset_map_lock(struct mm_struct *mm, pte_t *pmd, unsigned long addr,
 
 		if (!pmd_is_table(pmdval))
 			return NULL;
-		ptl = pfn_to_page(PHYS_PFN(pmdval & PTE_PFN_MASK))->ptl;
+		ptl = pfn_to_page(PHYS_PFN(pgtable_phys(pmdval)))->ptl;
 		spin_lock(ptl);
 		count_mm_cost(MM_COST_PTL_ACQUIRE);
 		if (READ_ONCE(*pmd) == pmdval) {	/* pmd_same: still this table */
@@ -119,8 +119,8 @@ static void free_table(phys_addr_t table, int level)
 
 	if (level > 1)
 		for (int i = 0; i < 512; i++)
-			if ((t[i] & _PAGE_PRESENT) && !(level == 2 && pmd_leaf(t[i])))
-				free_table(t[i] & PTE_PFN_MASK, level - 1);
+			if (pmd_present(t[i]) && !(level == 2 && pmd_leaf(t[i])))
+				free_table(pgtable_phys(t[i]), level - 1);
 	pagetable_free(pfn_to_page(PHYS_PFN(table)));
 }
 
@@ -129,8 +129,8 @@ void pgd_free(phys_addr_t pgd)
 	u64 *t = __va(pgd);
 
 	for (int i = 0; i < KERNEL_PGD_FIRST; i++)
-		if (t[i] & _PAGE_PRESENT)
-			free_table(t[i] & PTE_PFN_MASK, 3);
+		if (pte_present(t[i]))
+			free_table(pgtable_phys(t[i]), 3);
 	__free_pages(pfn_to_page(PHYS_PFN(pgd)), 0);
 }
 
@@ -147,7 +147,7 @@ static bool install_table(u64 *e)
 	if (!p)
 		return false;
 	if (!__atomic_compare_exchange_n(e, &expect,
-					 page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER,
+					 mk_table_entry(page_to_phys(p)),
 					 false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		pagetable_free(p);
 	return true;
@@ -162,16 +162,16 @@ pte_t *pmd_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
 	for (int shift = 39; shift > PMD_SHIFT; shift -= 9) {
 		u64 *e = &t[(addr >> shift) & 511];
 
-		if (!(READ_ONCE(*e) & _PAGE_PRESENT) && (!alloc || !install_table(e)))
+		if (!pmd_present(READ_ONCE(*e)) && (!alloc || !install_table(e)))
 			return NULL;
-		t = __va(READ_ONCE(*e) & PTE_PFN_MASK);
+		t = __va(pgtable_phys(READ_ONCE(*e)));
 	}
 	return &t[(addr >> PMD_SHIFT) & 511];
 }
 
 pte_t *pte_offset(pte_t *pmd, unsigned long addr)
 {
-	return &((u64 *)__va(READ_ONCE(*pmd) & PTE_PFN_MASK))[(addr >> PAGE_SHIFT) & 511];
+	return &((u64 *)__va(pgtable_phys(READ_ONCE(*pmd))))[(addr >> PAGE_SHIFT) & 511];
 }
 
 pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
@@ -180,7 +180,7 @@ pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
 
 	if (!pmd || pmd_leaf(READ_ONCE(*pmd)))
 		return NULL;
-	if (!(READ_ONCE(*pmd) & _PAGE_PRESENT) && (!alloc || *pmd || !install_table(pmd)))
+	if (!pmd_present(READ_ONCE(*pmd)) && (!alloc || *pmd || !install_table(pmd)))
 		return NULL;
 	return pmd_is_table(READ_ONCE(*pmd)) ? pte_offset(pmd, addr) : NULL;
 }
@@ -194,21 +194,21 @@ pte_t *pmd_alloc(struct mm_struct *mm, unsigned long addr)
 	for (int shift = 39; shift > PMD_SHIFT; shift -= 9) {
 		u64 *e = &t[(addr >> shift) & 511];
 
-		if (!(READ_ONCE(*e) & _PAGE_PRESENT)) {
+		if (!pmd_present(READ_ONCE(*e))) {
 			struct page *p = pagetable_alloc();
 
 			if (!p)
 				return NULL;
 			spin_lock(&mm->page_table_lock);
-			if (!(*e & _PAGE_PRESENT)) {
-				*e = page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER;
+			if (!pmd_present(*e)) {
+				*e = mk_table_entry(page_to_phys(p));
 				p = NULL;
 			}
 			spin_unlock(&mm->page_table_lock);
 			if (p)
 				pagetable_free(p);	/* another CPU filled it first */
 		}
-		t = __va(READ_ONCE(*e) & PTE_PFN_MASK);
+		t = __va(pgtable_phys(READ_ONCE(*e)));
 	}
 	return &t[(addr >> PMD_SHIFT) & 511];
 }
@@ -225,7 +225,7 @@ int pte_alloc(struct mm_struct *mm, pte_t *pmd)
 		return -ENOMEM;
 	ptl = pmd_lock(mm, pmd);
 	if (!*pmd) {
-		*pmd = page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER;
+		*pmd = mk_table_entry(page_to_phys(p));
 		p = NULL;
 	}
 	spin_unlock(ptl);
@@ -249,7 +249,7 @@ struct page *pte_table_detach(phys_addr_t pgd, unsigned long addr)
 
 	if (!pmd || !pmd_is_table(*pmd))
 		return NULL;	/* none, or a 2 MiB mapping: the caller unmaps it first */
-	table = pfn_to_page(PHYS_PFN(*pmd & PTE_PFN_MASK));
+	table = pfn_to_page(PHYS_PFN(pgtable_phys(*pmd)));
 	*pmd = 0;
 	return table;
 }

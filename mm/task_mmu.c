@@ -193,7 +193,7 @@ static void smaps_account(struct smaps_walk *s, struct folio *folio, struct page
 {
 	unsigned long size = nr << PAGE_SHIFT;
 	const struct page *head = (const struct page *)folio;
-	bool dirty = (entry & _PAGE_DIRTY) || test_page_flag(head, PG_dirty);
+	bool dirty = pte_dirty(entry) || test_page_flag(head, PG_dirty);
 
 	s->resident += size;
 	if (folio_test_anon(folio)) {
@@ -201,7 +201,7 @@ static void smaps_account(struct smaps_walk *s, struct folio *folio, struct page
 		if (pmd)
 			s->anon_thp += size;
 	}
-	if ((entry & _PAGE_ACCESSED) || test_page_flag(head, PG_referenced))
+	if (pte_young(entry) || test_page_flag(head, PG_referenced))
 		s->referenced += size;
 	for (unsigned long i = 0; i < nr; i++)
 		account_page(s, page + i, dirty);
@@ -313,6 +313,24 @@ static int show_vma(char *buf, size_t size, struct mm_struct *mm, struct vm_area
 			len += scnprintf(buf + len, size - len, "%s ", vm_flag_names[i].name);
 	len += scnprintf(buf + len, size - len, "\n");
 	return len;
+}
+
+ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size)
+{
+	struct vm_area_struct *v;
+	size_t len = 0;
+
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	down_read(&mm->mmap_lock);
+	list_for_each_entry(v, &mm->vmas, vm_list) {
+		len += show_header(buf + len, size - len, mm, v);
+		if (len + 1 >= size)
+			break;		/* cut: the caller asks again with more room */
+	}
+	up_read(&mm->mmap_lock);
+	return (ssize_t)len;
 }
 
 ssize_t smaps_show(struct mm_struct *mm, char *buf, size_t size)

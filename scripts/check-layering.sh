@@ -15,6 +15,8 @@
 #   4. (needs the host build too) every symbol an mm/ object takes from
 #      arch/x86_64 is also defined by arch/host, or in its asm/ headers:
 #      mm calls the arch interface, never one arch's internals.
+#   5. mm/ and include/quire/ name no page-table bit (_PAGE_*, PTE_PFN_MASK):
+#      the entry format is the arch's, behind accessors (asm/pte_format.h).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
@@ -27,7 +29,7 @@ rule() {	# rule N NAME: report the rule just checked
 	bad=0
 }
 echo "KTAP version 1"
-echo "1..4"
+echo "1..5"
 
 # Headers under include/quire/ that are the face of fs/, drivers/ or arch
 # internals toward kernel/, not something mm/ may lean on.
@@ -127,6 +129,14 @@ else
 	done
 fi
 rule 4 mm_calls_only_the_arch_interface
+
+# 5. The page-table format is the arch's (asm/pte_format.h): mm/ and the
+#    generic headers use its accessors and name none of its bits.
+while IFS=: read -r file line text; do
+	offend "$file:$line: names a page-table bit: $(sed -E 's/^[[:space:]]+//' <<<"$text")"
+done < <(grep -nE '\b(_PAGE_(PRESENT|RW|USER|PWT|PCD|ACCESSED|DIRTY|PSE|PAT|GLOBAL|PROTNONE|NX)|PTE_PFN_MASK)\b' \
+	mm/*.c mm/*.h include/quire/*.h)
+rule 5 mm_names_no_page_table_bit
 
 [ $failed = 0 ] && echo "# check-layering: OK"
 exit $failed

@@ -21,6 +21,7 @@ struct files_struct {
 	struct file *fd[NR_OPEN_MAX];
 	u64 cloexec[NR_OPEN_MAX / 64];
 	struct inode *cwd;		/* NULL: the root */
+	unsigned int umask;		/* umask(2): mode bits a new file or directory loses */
 };
 
 /* A table with 0, 1 and 2 open on path (the console). NULL on failure. */

@@ -35,7 +35,7 @@ int exec_image(const char *filename, const void *elf, size_t size,
 __attribute__((noreturn)) void do_exit(int status);
 
 /* do_exit's part in the process tree: orphans to the reaper, wake wait4. */
-void exit_notify(struct task *t, bool group_dead);
+void exit_notify(struct task *t, bool group_dead, int status);
 /* exec's part: the task becomes a process that kill(pid) can find. */
 void process_list_add(struct task *t);
 

@@ -66,7 +66,7 @@ struct task {
 	/* A user process (NULL for kernel threads): kernel/process.c. */
 	struct mm_struct *mm;
 	u64 fs_base;			/* the user's FS base (TLS), set by arch_prctl */
-	int exit_signal;		/* the signal that killed it, or 0 */
+	int exit_signal;		/* sent to the parent at death (clone's CSIGNAL; SIGCHLD after fork) */
 	int *clear_child_tid;		/* set_tid_address: zeroed and futex-woken at thread exit */
 	int *set_child_tid;		/* CLONE_CHILD_SETTID: written once, in schedule_tail */
 	/*

@@ -65,6 +65,13 @@ int send_sig(int sig, struct task *t, int si_code);
  * checks. -ESRCH when no live thread of the process has that id.
  */
 int send_sig_in_group(struct task *leader, int tid, int sig, int si_code, bool to_thread);
+/*
+ * A process died (its last thread, under process_lock): its exit_signal
+ * (SIGCHLD after fork) to the parent, with CLD_EXITED or CLD_KILLED, its
+ * pid and status. Returns whether the parent leaves no zombies (SIGCHLD
+ * ignored, or SA_NOCLDWAIT): then the child is reaped at once.
+ */
+bool notify_parent(struct task *leader, int status);
 /* execve: end every other thread (-ENOSYS from a thread but the first). */
 int de_thread(struct task *t);
 /* exit_group and fatal signals: SIGKILL the other threads, then exit with status. */

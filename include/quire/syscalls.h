@@ -22,6 +22,8 @@ long sys_preadv2(SYSCALL_ARGS);
 long sys_pwritev2(SYSCALL_ARGS);
 /* kernel/fs_syscalls.c */
 long sys_fsync(SYSCALL_ARGS);
+long sys_umask(SYSCALL_ARGS);
+long sys_rt_sigtimedwait(SYSCALL_ARGS);
 long sys_truncate(SYSCALL_ARGS);
 long sys_ftruncate(SYSCALL_ARGS);
 long sys_fdatasync(SYSCALL_ARGS);

@@ -34,5 +34,7 @@ ssize_t pagemap_read(struct mm_struct *mm, void *kbuf, size_t count, loff_t pos)
  * length written; size - 1 when it was cut (the caller retries larger).
  */
 ssize_t smaps_show(struct mm_struct *mm, char *buf, size_t size);
+/* /proc/self/maps: each VMA's smaps header line alone (Linux's format). */
+ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size);
 
 #endif

@@ -39,7 +39,7 @@ static char *byte_at(struct mm_struct *mm, unsigned long a)
 
 	if (!pte_has_page(e))
 		return NULL;
-	pfn = pmd_leaf(e) && (e & _PAGE_PSE) ? pmd_pfn(e) + ((a >> 12) & 511) : pte_pfn(e);
+	pfn = pmd_leaf(e) ? pmd_pfn(e) + ((a >> 12) & 511) : pte_pfn(e);
 	return (char *)page_address(pfn_to_page(pfn)) + (a & 4095);
 }
 

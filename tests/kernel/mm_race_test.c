@@ -6,7 +6,8 @@
  *     installs the PTE table, the other maps into it or backs off);
  *   - a fault races munmap of the range;
  *   - a write fault races split_huge_pmd of the PMD it faults on;
- *   - two faults below a stack VMA grow it at once.
+ *   - two faults below a stack VMA grow it at once;
+ *   - a COW fault on a 64 KiB folio races the unmap of its copy in a forked child.
  * After each round: no fault failed that should not have, every page holds
  * what was written, mm_verify() is clean; after the case every page is back
  * (thpt_end). The threads meet at a spin barrier right before the racing
@@ -42,6 +43,7 @@ struct race {
 	atomic_t overlapped;		/* blocks where both were inside at once */
 	unsigned long failed[2];	/* steps that failed */
 	void (*step[2])(struct race *r, int me, unsigned long block);
+	struct mm_struct *child;	/* a forked copy, for the cases that race two mms */
 };
 
 struct racer {
@@ -307,6 +309,71 @@ out:
 	thpt_end(t, &c);
 }
 
+/* ---- 4. COW of a large folio racing its other mapper's unmap ---- */
+
+/*
+ * After fork, parent and child share every 64 KiB folio read-only. In each
+ * block, thread 0 unmaps the child's copy while thread 1 write-faults the
+ * parent's: the parent decides "copy or reuse" from mapcounts the child is
+ * changing under it (different mms: no mmap_lock orders them). Either
+ * outcome is right; a wrong mapcount, a lost write or a page freed while
+ * mapped is not (patterns, rss, mm_verify).
+ */
+static void unmap_child_block(struct race *r, int me, unsigned long block)
+{
+	r->failed[me] += thpt_unmap(r->child, block, SZ_2M) != 0;
+}
+
+static void cow_parent_block(struct race *r, int me, unsigned long block)
+{
+	for (unsigned long a = block; a < block + SZ_2M; a += SZ_64K) {
+		if (fault(r->mm, a, true)) {
+			r->failed[me]++;
+			continue;
+		}
+		*thpt_byte_of(r->mm, a + 0x10) = pattern(a, 2);
+	}
+}
+
+static void large_folio_cow_races_unmap_in_child(struct ktest *t)
+{
+	struct thp_ctx c;
+	struct race r;
+	int cpus[2];
+
+	race_begin(t, &c, &r, cpus, unmap_child_block, cow_parent_block);
+	CHECK(t, r.mm != NULL);
+	thp_set_order_mode(HPAGE_PMD_ORDER, THP_NEVER);	/* 64 KiB folios only */
+	thp_set_order_mode(4, THP_ALWAYS);
+	for (r.round = 0; more_rounds(&r); r.round++) {
+		unsigned long bad = 0;
+
+		CHECK_EQ(t, thpt_map_anon(r.mm, r.addr, LEN), r.addr);
+		CHECK_EQ(t, thpt_fault_range(r.mm, r.addr, LEN), 0);
+		CHECK_EQ(t, thpt_order_of(r.mm, r.addr), 4);
+		thpt_write_pattern(r.mm, r.addr, LEN, 1);
+		r.child = thpt_fork_mm(&c, r.mm);
+		CHECK(t, r.child != NULL);
+		run_round(t, &r, cpus);
+		CHECK_EQ(t, r.failed[0] + r.failed[1], 0);
+		for (unsigned long a = r.addr; a < r.addr + LEN; a += PAGE_SIZE)
+			bad += *thpt_byte_of(r.mm, a + 0x10) !=
+			       pattern(a, (a & (SZ_64K - 1)) ? 1 : 2);
+		CHECK_EQ(t, bad, 0);
+		CHECK(t, find_vma(r.child, r.addr) == NULL);
+		CHECK_EQ(t, atomic_long_read(&r.child->rss), 0);
+		CHECK_EQ(t, atomic_long_read(&r.mm->rss), LEN / PAGE_SIZE);
+		CHECK_EQ(t, mm_verify(), 0);
+		thpt_drop_mm(&c, r.child);
+		r.child = NULL;
+		CHECK_EQ(t, thpt_unmap(r.mm, r.addr, LEN), 0);
+		CHECK_EQ(t, mm_verify(), 0);
+	}
+	report_overlap(&r);
+out:
+	thpt_end(t, &c);
+}
+
 /* ---- 4. the lock assertions fire ---- */
 
 static bool walk_nothing(struct folio *folio, struct vm_area_struct *vma, unsigned long address,
@@ -466,4 +533,5 @@ KTEST_SUITE(mm_race,
 	    KTEST_CASE(fault_races_munmap),
 	    KTEST_CASE(write_fault_races_split_huge_pmd),
 	    KTEST_CASE(two_threads_grow_one_stack),
+	    KTEST_CASE(large_folio_cow_races_unmap_in_child),
 	    KTEST_CASE(lock_assertions_fire));

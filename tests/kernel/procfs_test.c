@@ -259,8 +259,8 @@ static void sys_and_proc_listings(struct ktest *t)
 	KEXPECT_TRUE(t, strstr(names, " nr_anon_partially_mapped") != NULL);
 	KEXPECT_EQ(t, list_dir("/proc", names, sizeof(names), &dirs), 2);
 	KEXPECT_STREQ(t, names, " self vmstat");
-	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 2);
-	KEXPECT_STREQ(t, names, " pagemap smaps");
+	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 3);
+	KEXPECT_STREQ(t, names, " pagemap smaps maps");
 	KEXPECT_EQ(t, list_dir("/sys", names, sizeof(names), &dirs), 2);
 	KEXPECT_STREQ(t, names, " kernel devices");
 	KEXPECT_EQ(t, list_dir("/sys/devices/system", names, sizeof(names), &dirs), 2);

@@ -784,13 +784,63 @@ static void case_truncate_ftruncate(void)
 	ktap_report("truncate_ftruncate", NULL);
 }
 
+/* clock_nanosleep (relative, TIMER_ABSTIME, errors) and umask. */
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static void case_clock_nanosleep_umask(void)
+{
+	struct timespec t0, req = { 0, 30 * 1000000L }, abs, bad = { 0, -1 };
+	struct stat st;
+	int fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &req, NULL) == 0);
+	CHECK(ms_since(&t0) >= 30);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	abs = t0;
+	abs.tv_nsec += 40 * 1000000L;
+	if (abs.tv_nsec >= 1000000000L) {
+		abs.tv_sec++;
+		abs.tv_nsec -= 1000000000L;
+	}
+	CHECK(syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL) == 0);
+	CHECK(ms_since(&t0) >= 40);
+	CHECK(syscall(SYS_clock_nanosleep, CLOCK_REALTIME, 0, &req, NULL) == 0);
+	errno = 0;
+	CHECK(syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &bad, NULL) == -1 && errno == EINVAL);
+	CHECK(syscall(SYS_clock_nanosleep, 99, 0, &req, NULL) == -1 && errno == EINVAL);
+	CHECK(syscall(SYS_clock_nanosleep, CLOCK_THREAD_CPUTIME_ID, 0, &req, NULL) == -1 &&
+	      errno == EINVAL);
+	CHECK(syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (void *)8, NULL) == -1 &&
+	      errno == EFAULT);
+
+	CHECK(umask(027) == 022);			/* Linux's default */
+	CHECK(umask(077) == 027);
+	fd = open("/tmp/abi-umask", O_RDWR | O_CREAT | O_TRUNC, 0666);
+	CHECK(fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0600);
+	close(fd);
+	unlink("/tmp/abi-umask");
+	CHECK(mkdir("/tmp/abi-umask-dir", 0777) == 0 && stat("/tmp/abi-umask-dir", &st) == 0 &&
+	      (st.st_mode & 0777) == 0700);
+	rmdir("/tmp/abi-umask-dir");
+	CHECK(umask(0123456) == 077);			/* only the low nine bits are kept */
+	CHECK(umask(022) == 0456);
+	ktap_report("clock_nanosleep_and_umask", NULL);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "after-exec"))
 		return (int)k_alarm(0);
 	if (argc > 0 && argv[0][0] == '/')
 		self_path = argv[0];
-	ktap_begin("abi", 18);
+	ktap_begin("abi", 19);
 	case_pwrite_pread();
 	case_pwritev_preadv();
 	case_pwritev2_preadv2();
@@ -809,5 +859,6 @@ int main(int argc, char **argv)
 	case_alarm_kept_across_exec();
 	case_exit_with_timer_running();
 	case_truncate_ftruncate();
+	case_clock_nanosleep_umask();
 	return ktap_finish();
 }

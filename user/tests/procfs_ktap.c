@@ -735,9 +735,34 @@ out:
 	ktap_report("vma_merge", NULL);
 }
 
+/* /proc/self/maps: one line per VMA, the smaps header lines, Linux's format. */
+static void maps(void)
+{
+	static char mbuf[16384], sbuf[65536];
+	char want[128], *line;
+	char *p = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int lines = 0, vmas = 0;
+
+	CHECK(p != MAP_FAILED);
+	CHECK(mprotect(p + 4096, 4096, PROT_READ) == 0);	/* three VMAs: rw-p r--p rw-p */
+	CHECK(slurp("/proc/self/maps", mbuf, sizeof(mbuf)) > 0);
+	snprintf(want, sizeof(want), "%08lx-%08lx r--p 00000000 00:00 0",
+		 (unsigned long)(p + 4096), (unsigned long)(p + 8192));
+	CHECK(strstr(mbuf, want) != NULL);
+	CHECK(strstr(mbuf, "[stack]") != NULL);
+	for (line = mbuf; (line = strchr(line, '\n')); line++)
+		lines++;
+	CHECK(slurp("/proc/self/smaps", sbuf, sizeof(sbuf)) > 0);
+	for (line = sbuf; (line = strstr(line, "VmFlags:")); line++)
+		vmas++;
+	CHECK(lines == vmas);				/* the same VMAs as smaps */
+	munmap(p, 3 * 4096);
+	ktap_report("proc_self_maps", NULL);
+}
+
 int main(void)
 {
-	ktap_begin("procfs_user", 14);
+	ktap_begin("procfs_user", 15);
 	thp_enabled();
 	thp_size_enabled();
 	thp_stats();
@@ -752,5 +777,6 @@ int main(void)
 	exclusive_per_page_mthp();
 	exclusive_per_page_pmd();
 	vma_merge();
+	maps();
 	return ktap_finish();
 }

@@ -494,9 +494,92 @@ static void case_sigpipe_and_default_kill(void)
 	ktap_report("sigpipe_default_kill_fork", NULL);
 }
 
+/* SIGCHLD: its siginfo, and no zombies when it is ignored. */
+static volatile int chld_code, chld_pid, chld_status;
+
+static void on_chld(int sig, siginfo_t *si, void *uc)
+{
+	chld_code = si->si_code;
+	chld_pid = si->si_pid;
+	chld_status = si->si_status;
+}
+
+static void case_sigchld(void)
+{
+	struct sigaction sa;
+	pid_t pid;
+	int st;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_chld;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	CHECK(sigaction(SIGCHLD, &sa, NULL) == 0);
+	chld_code = chld_pid = chld_status = 0;
+	pid = fork();
+	if (pid == 0)
+		_exit(7);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 7);
+	CHECK(chld_code == CLD_EXITED && chld_pid == pid && chld_status == 7);
+
+	chld_code = 0;
+	pid = fork();
+	if (pid == 0) {
+		raise(SIGTERM);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st));
+	CHECK(chld_code == CLD_KILLED && chld_status == SIGTERM);
+
+	/* Ignored: the child is reaped by itself; wait finds no child. */
+	sa.sa_handler = SIG_IGN;
+	sa.sa_flags = 0;
+	CHECK(sigaction(SIGCHLD, &sa, NULL) == 0);
+	pid = fork();
+	if (pid == 0)
+		_exit(3);
+	errno = 0;
+	CHECK(waitpid(pid, &st, 0) == -1 && errno == ECHILD);
+	sa.sa_handler = SIG_DFL;
+	CHECK(sigaction(SIGCHLD, &sa, NULL) == 0);
+	ktap_report("sigchld_siginfo_and_ignored_means_no_zombie", NULL);
+}
+
+/* rt_sigtimedwait: take a blocked signal synchronously, time out, errors. */
+static void case_sigtimedwait(void)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 }, t0, t1, bad = { 0, 1000000000L };
+	sigset_t set;
+	siginfo_t si;
+	pid_t pid;
+	long ms;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	CHECK(sigprocmask(SIG_BLOCK, &set, NULL) == 0);
+	CHECK(kill(getpid(), SIGUSR1) == 0);
+	memset(&si, 0, sizeof(si));
+	CHECK(sigtimedwait(&set, &si, &ts) == SIGUSR1);
+	CHECK(si.si_signo == SIGUSR1 && si.si_code == SI_USER && si.si_pid == getpid());
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	errno = 0;
+	CHECK(sigtimedwait(&set, &si, &ts) == -1 && errno == EAGAIN);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	CHECK(ms >= 40);
+	CHECK(sigtimedwait(&set, &si, &bad) == -1 && errno == EINVAL);
+
+	/* A signal sent while waiting wakes it (from a child, 100 ms later). */
+	pid = send_later(SIGUSR1, 100);
+	CHECK(sigwaitinfo(&set, &si) == SIGUSR1 && si.si_pid == pid);
+	reap(pid);
+	CHECK(sigprocmask(SIG_UNBLOCK, &set, NULL) == 0);
+	ktap_report("rt_sigtimedwait", NULL);
+}
+
 int main(void)
 {
-	ktap_begin("signal", 11);
+	ktap_begin("signal", 13);
 	case_kill_self();
 	case_sigaction_errors();
 	case_mask_and_pending();
@@ -508,5 +591,7 @@ int main(void)
 	case_sigaltstack();
 	case_interrupted_calls();
 	case_sigpipe_and_default_kill();
+	case_sigchld();
+	case_sigtimedwait();
 	return ktap_finish();
 }

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#define FUTEX_WAIT_PRIVATE 128	/* FUTEX_WAIT | FUTEX_PRIVATE_FLAG */
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -287,6 +288,23 @@ static void *unblocked_waiter(void *arg)
 	return NULL;
 }
 
+static int futex_word;
+static volatile long futex_result;
+static volatile int futex_errno;
+
+static void *futex_sleeper(void *arg)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	pthread_sigmask(SIG_SETMASK, &none, NULL);
+	waiter_tid = my_tid();
+	atomic_store(&ready, 1);
+	futex_result = syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	futex_errno = errno;
+	return NULL;
+}
+
 static atomic_int alarms;
 
 static void on_alarm(int sig)
@@ -364,6 +382,19 @@ static void case_signals(void)
 			usleep(5000);
 		CHECK(atomic_load(&alarms) == 1);
 	}
+
+	/* A signal to a thread asleep in FUTEX_WAIT: the wait ends with EINTR (no SA_RESTART). */
+	atomic_store(&handler_tid, 0);
+	atomic_store(&ready, 0);
+	futex_word = 0;
+	CHECK(pthread_create(&t, NULL, futex_sleeper, NULL) == 0);
+	while (!atomic_load(&ready))
+		usleep(1000);
+	usleep(20000);				/* into the wait */
+	CHECK(pthread_kill(t, SIGUSR2) == 0);
+	CHECK(pthread_join(t, NULL) == 0);
+	CHECK(futex_result == -1 && futex_errno == EINTR);
+	CHECK(atomic_load(&handler_tid) == waiter_tid);
 
 	/* A fault in one thread ends the whole process. */
 	pid = fork();

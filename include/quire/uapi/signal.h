@@ -73,6 +73,8 @@
 #define ILL_ILLOPN	2
 #define FPE_INTDIV	1
 #define TRAP_BRKPT	1
+#define CLD_EXITED	1
+#define CLD_KILLED	2
 
 /* 128 bytes, as on Linux x86-64; the union starts at offset 16. */
 typedef struct siginfo {

@@ -1,0 +1,177 @@
+/*
+ * x86-64's page-table entry format, behind the accessors mm/ uses (Linux's
+ * names: pte_mkwrite, pte_wrprotect, pte_mkdirty, pmd_pte, pte_modify,
+ * ...). mm/ names no bit of it (scripts/check-layering.sh checks); a port
+ * to another format replaces this file. The host build keeps this format
+ * too, in simulated memory (arch/host/include/asm/pte_format.h).
+ */
+#ifndef ASM_PTE_FORMAT_H
+#define ASM_PTE_FORMAT_H
+
+#include <quire/types.h>
+#include <asm/page.h>
+
+typedef u64 pte_t;		/* an entry at any level (PTE, PMD, PUD, P4D, PGD) */
+
+#define _PAGE_PRESENT	(1UL << 0)
+#define _PAGE_RW	(1UL << 1)
+#define _PAGE_USER	(1UL << 2)
+#define _PAGE_ACCESSED	(1UL << 5)
+#define _PAGE_DIRTY	(1UL << 6)
+#define _PAGE_PSE	(1UL << 7)	/* a PMD leaf (2 MiB); in a PTE, PAT */
+/* Software bit (the global bit, unused in user PTEs): a page kept under PROT_NONE, not present. */
+#define _PAGE_PROTNONE	(1UL << 8)
+#define _PAGE_NX	(1UL << 63)
+#define PTE_PFN_MASK	0x000ffffffffff000UL
+
+#define USER_TOP	0x00007ffffffff000UL	/* highest user address + 1, page aligned */
+#define KERNEL_PGD_FIRST 256			/* PML4 entries 256-511 map the kernel */
+
+/* ---- reading an entry ---- */
+
+static inline bool pte_present(pte_t pte)
+{
+	return pte & _PAGE_PRESENT;
+}
+
+static inline bool pte_write(pte_t pte)
+{
+	return pte & _PAGE_RW;
+}
+
+static inline bool pte_exec(pte_t pte)
+{
+	return !(pte & _PAGE_NX);
+}
+
+static inline bool pte_dirty(pte_t pte)
+{
+	return pte & _PAGE_DIRTY;
+}
+
+static inline bool pte_young(pte_t pte)
+{
+	return pte & _PAGE_ACCESSED;
+}
+
+/* Kept under PROT_NONE: holds a page, but not present to the MMU. */
+static inline bool pte_protnone(pte_t pte)
+{
+	return pte & _PAGE_PROTNONE;
+}
+
+/* The PTE holds a page: present, or kept under PROT_NONE. */
+static inline bool pte_has_page(pte_t pte)
+{
+	return pte & (_PAGE_PRESENT | _PAGE_PROTNONE);
+}
+
+static inline unsigned long pte_pfn(pte_t pte)
+{
+	return (pte & PTE_PFN_MASK) >> PAGE_SHIFT;
+}
+
+/* ---- making and changing an entry ---- */
+
+static inline pte_t pfn_pte(unsigned long pfn, bool write, bool exec)
+{
+	return (pfn << PAGE_SHIFT) | _PAGE_PRESENT | _PAGE_USER | _PAGE_ACCESSED |
+	       (write ? _PAGE_RW | _PAGE_DIRTY : 0) | (exec ? 0 : _PAGE_NX);
+}
+
+static inline pte_t pte_mkwrite(pte_t pte)
+{
+	return pte | _PAGE_RW;
+}
+
+static inline pte_t pte_wrprotect(pte_t pte)
+{
+	return pte & ~(pte_t)_PAGE_RW;
+}
+
+static inline pte_t pte_mkdirty(pte_t pte)
+{
+	return pte | _PAGE_DIRTY;
+}
+
+static inline pte_t pte_mkclean(pte_t pte)
+{
+	return pte & ~(pte_t)_PAGE_DIRTY;
+}
+
+static inline pte_t pte_mkold(pte_t pte)
+{
+	return pte & ~(pte_t)_PAGE_ACCESSED;
+}
+
+/* The same page kept under PROT_NONE: not present, not writable. */
+static inline pte_t pte_mkprotnone(pte_t pte)
+{
+	return (pte & ~(pte_t)(_PAGE_PRESENT | _PAGE_RW)) | _PAGE_PROTNONE;
+}
+
+/*
+ * The entry with a new protection (a PTE or a PMD leaf: the frame, the
+ * leaf bit, accessed and dirty kept); none: kept under PROT_NONE.
+ */
+static inline pte_t pte_modify(pte_t old, bool write, bool exec, bool none)
+{
+	pte_t new = (old & (PTE_PFN_MASK | _PAGE_PSE | _PAGE_ACCESSED | _PAGE_DIRTY)) |
+		    _PAGE_PRESENT | _PAGE_USER;
+
+	if (write)
+		new |= _PAGE_RW;
+	if (!exec)
+		new |= _PAGE_NX;
+	return none ? pte_mkprotnone(new) : new;
+}
+
+/* An upper-level entry (PGD .. PMD) pointing to the table at phys. */
+static inline pte_t mk_table_entry(phys_addr_t table)
+{
+	return table | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER;
+}
+
+/* The physical address of the table an upper-level entry points to. */
+static inline phys_addr_t pgtable_phys(pte_t entry)
+{
+	return entry & PTE_PFN_MASK;
+}
+
+/* ---- PMD leaves (2 MiB) ---- */
+
+static inline bool pmd_present(pte_t pmd)
+{
+	return pmd & _PAGE_PRESENT;
+}
+
+/*
+ * A PMD entry (level 2) either points to a page table or, with _PAGE_PSE,
+ * maps a 2 MiB folio itself (a "leaf", present or kept under PROT_NONE).
+ */
+static inline bool pmd_leaf(pte_t pmd)
+{
+	return (pmd & _PAGE_PSE) && (pmd & (_PAGE_PRESENT | _PAGE_PROTNONE));
+}
+
+static inline unsigned long pmd_pfn(pte_t pmd)
+{
+	return (pmd & PTE_PFN_MASK & ~(PMD_SIZE - 1)) >> PAGE_SHIFT;
+}
+
+static inline pte_t pfn_pmd(unsigned long pfn, bool write, bool exec)
+{
+	return pfn_pte(pfn, write, exec) | _PAGE_PSE;
+}
+
+#define pmd_mkwrite(pmd)	pte_mkwrite(pmd)
+#define pmd_wrprotect(pmd)	pte_wrprotect(pmd)
+#define pmd_mkdirty(pmd)	pte_mkdirty(pmd)
+
+/* A PMD leaf's bits as a PTE's (the frame is the caller's to adjust): the leaf bit goes. */
+static inline pte_t pmd_pte(pte_t pmd)
+{
+	return pmd & ~(pte_t)_PAGE_PSE;
+}
+
+#endif
