@@ -52,8 +52,9 @@ source_pkg=linux-source-6.12
 image_meta=linux-image-6.12-cloud-amd64
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# The cases (PROG[,ARG...] a line, '#' comments): every one, and those that
-# pass on Quire today (the plan job linux-mm-selftests-numa3 runs them).
+# The cases (PROG[,ARG...] a line, maybe "timeout=S" after it; '#'
+# comments): every one, and those that pass on Quire today (the plan job
+# linux-mm-selftests-numa3 runs them).
 all_list=$root/tests/lselftests/all.txt
 quire_list=$root/tests/lselftests/quire.txt
 read_cases() {
@@ -75,8 +76,17 @@ die() {
 programs() {
     local c
     for c in "${cases[@]}"; do
+        c=${c%%[[:space:]]*}
         echo "${c%%,*}"
     done | sort -u
+}
+
+# The cases without their options: PROG[,ARG...] only.
+specs() {
+    local c
+    for c in "$@"; do
+        echo "${c%%[[:space:]]*}"
+    done
 }
 
 # apt-get download PACKAGE into the cache, unless a .deb of it is there.
@@ -203,7 +213,7 @@ compile_tests() {
 # and mremap_dontunmap run shell pipelines (popen, system): `cat ... |
 # grep`. Both kernels get the same tools: Quire's /bin/sh and /bin/cat
 # (user/bin, in both initrds), and grep from Debian's busybox-static,
-# fetched like the sources, as /bin/grep.
+# fetched like the sources, as /bin/grep; and an /etc/passwd.
 install_tools() {
     local deb dir=$top/busybox
     deb=$(fetch busybox-static)
@@ -214,22 +224,26 @@ install_tools() {
             die "no bin/busybox in ${deb##*/}"
         echo "${deb##*/}" >"$dir/.from"
     fi
-    mkdir -p "$top/root/bin"
+    mkdir -p "$top/root/bin" "$top/root/etc"
     cp "$dir/bin/busybox" "$top/root/bin/grep"
+    # protection_keys opens /etc/passwd for a file descriptor to test with.
+    echo "root:x:0:0:root:/:/bin/sh" >"$top/root/etc/passwd"
 }
 
 # The lists kselftest_run reads (-f): all.list, the cases of this run, and
 # quire.list, those the plan job expects to pass on Quire (each one must be
 # in all.txt, so that it is built).
 write_lists() {
-    local c
+    local c all
     printf '%s\n' "${cases[@]}" >"$bin/all.list"
     read_cases "$quire_list" >"$bin/quire.list"
     while read -r c; do
-        grep -qxF -- "$c" <(read_cases "$all_list") ||
+        c=${c%%[[:space:]]*}
+        mapfile -t all < <(read_cases "$all_list")
+        specs "${all[@]}" | grep -qxF -- "$c" ||
             die "$quire_list: '$c' is not a case of $all_list"
         [ -n "${LSELFTESTS:-}" ] || continue
-        printf '%s\n' "${cases[@]}" | grep -qxF -- "$c" || die "LSELFTESTS leaves out '$c' of $quire_list"
+        specs "${cases[@]}" | grep -qxF -- "$c" || die "LSELFTESTS leaves out '$c' of $quire_list"
     done <"$bin/quire.list"
 }
 
@@ -300,7 +314,7 @@ table() {
         --linux-kernel "$(cat "$top/linux-image/.from" 2>/dev/null)" \
         --source "$(cat "$src/.unpacked-from" 2>/dev/null)" \
         --unistd "$src/usr/include/asm/unistd_64.h" \
-        --out "$out/compare.md" "${cases[@]}"
+        --out "$out/compare.md" $(specs "${cases[@]}")
 }
 
 # Everything runs from here, so that bash has read the whole file before

@@ -25,7 +25,7 @@ checks=(
     "runs past -t: killed, not ok"
     "-S: a skip is not ok"
     "arguments after commas reach the program"
-    "-f: a list with comments and names in its directory"
+    "-f: a list with comments, names in its directory, timeout="
     "the program's output only as # lines"
     "exit status: 0 with oks and skips, 1 with a failure"
     "sh -c: a pipeline's output, and its status with nothing added"
@@ -53,7 +53,7 @@ prog count4 'printf "Swapout one page... \033[31mFail\033[0m\n"; echo "Restore s
 prog segv 'kill -SEGV $$'
 prog sleeper 'sleep 30'
 prog args 'echo "got [$1] [$2]"; [ "$1" = a ] && [ "$2" = b ]'
-printf '# a comment\n  pass   # and another\n\nskip\n' >"$work/cases.list"
+printf '# a comment\n  pass   # and another\n\nskip\nsleeper timeout=1\n' >"$work/cases.list"
 
 out=$("$runner" -t 2 "$work/pass" "$work/fail" "$work/skip" "$work/allskip" \
     "$work/nothing" "$work/liar" "$work/count4" "$work/segv" "$work/sleeper" \
@@ -92,7 +92,7 @@ check 7 has "$out" "    not ok 8 segv # killed by signal 11 (Segmentation fault)
 check 8 has "$out" "    not ok 9 sleeper # timed out after 2 s"
 check 9 has "$strict" "    not ok 1 skip # skipped, expected to pass: no widget here"
 check 10 has "$out" "    ok 10 args a b"
-check 11 eval 'has "$listed" "    1..2" && has "$listed" "    ok 1 pass" && has "$listed" "    ok 2 skip # SKIP no widget here"'
+check 11 eval 'has "$listed" "    1..3" && has "$listed" "    ok 1 pass" && has "$listed" "    ok 2 skip # SKIP no widget here" && has "$listed" "    not ok 3 sleeper # timed out after 1 s"'
 check 12 eval '! grep -q "^ok 1 fine" <<<"$out" && has "$out" "    # ok 1 fine" && has "$out" "    # got [a] [b]"'
 check 13 eval '[ $status = 1 ] && [ $good_status = 0 ] && has "$good" "ok 1 linux_mm_selftests"'
 check 14 eval 'has "$piped" "# kselftest_run: $work/none.list: No such file or directory" && has "$piped" "status 1" && ! grep -q "exit status" <<<"$piped"'

@@ -7,8 +7,9 @@
  *	kselftest_run [-i] [-S] [-t SECONDS] [-H NR_HUGEPAGES] [-f LIST] [PROG[,ARG...]...]
  *
  * The programs come from the command line, or from LIST, a file with one
- * a line ('#' starts a comment; a name without '/' is in LIST's directory):
- * Quire's init= takes 255 characters, and Linux's command line 2047. Each PROG runs in a child (fork, execve) with its arguments (the commas
+ * a line ('#' starts a comment; a name without '/' is in LIST's directory;
+ * "timeout=S" after it gives that one its own limit): Quire's init= takes
+ * 255 characters, and Linux's command line 2047. Each PROG runs in a child (fork, execve) with its arguments (the commas
  * of "uffd-stress,anon,20,16" separate them: a kernel command line cannot
  * quote a space inside init="..."), in /tmp, stdout and stderr on a pipe;
  * every line it prints comes out as a "# " diagnostic of its case. Its end
@@ -61,6 +62,11 @@
 #define LINES_SHOWN	5000		/* per program; the rest is counted */
 #define REASON_MAX	200
 #define MAX_CASES	256
+
+struct test_case {
+	char *spec;			/* PROG[,ARG...] */
+	int timeout_s;			/* 0: -t's */
+};
 
 static int timeout_s = 600;
 static int strict_skip;
@@ -269,7 +275,7 @@ static pid_t start(char **argv, int out)
  * Runs one program; prints its case line; returns 1 when the case failed.
  * Every child that ends on the way is reaped (as init, orphans come here).
  */
-static int run_one(int number, char *spec)
+static int run_one(int number, char *spec, int limit_s)
 {
 	char *argv[MAX_ARGS + 1], name[256], why[REASON_MAX + 128];
 	struct output *o = calloc(1, sizeof(*o));
@@ -305,7 +311,7 @@ static int run_one(int number, char *spec)
 			;		/* an orphan */
 		if (w == pid)
 			break;
-		if (!timed_out && now() - t0 > timeout_s) {
+		if (!timed_out && now() - t0 > limit_s) {
 			timed_out = 1;
 			if (groups)
 				kill(-pid, SIGKILL);
@@ -327,7 +333,7 @@ static int run_one(int number, char *spec)
 
 	failed = 1;
 	if (timed_out) {
-		snprintf(why, sizeof(why), "timed out after %d s", timeout_s);
+		snprintf(why, sizeof(why), "timed out after %d s", limit_s);
 	} else if (WIFSIGNALED(status)) {
 		snprintf(why, sizeof(why), "killed by signal %d (%s)", WTERMSIG(status),
 			 strsignal(WTERMSIG(status)));
@@ -447,12 +453,12 @@ static void set_hugepages(long count)
 }
 
 /* Appends LIST's programs, one a line, to cases; returns the new count or -1. */
-static int read_list(const char *path, char **cases, int n)
+static int read_list(const char *path, struct test_case *cases, int n)
 {
 	FILE *f = fopen(path, "r");
 	const char *slash = strrchr(path, '/');
 	int dir_len = slash ? (int)(slash - path) : 1;
-	char line[512], *p, *end;
+	char line[512], *p, *end, *opt;
 
 	if (!f) {
 		printf("# kselftest_run: %s: %s\n", path, strerror(errno));
@@ -471,8 +477,18 @@ static int read_list(const char *path, char **cases, int n)
 			fclose(f);
 			return -1;
 		}
-		if (*p == '/' || asprintf(&cases[n], "%.*s/%s", dir_len, slash ? path : ".", p) < 0)
-			cases[n] = strdup(p);
+		cases[n].timeout_s = 0;
+		for (opt = strtok(p + strcspn(p, " \t"), " \t"); opt; opt = strtok(NULL, " \t")) {
+			if (sscanf(opt, "timeout=%d", &cases[n].timeout_s) != 1 || cases[n].timeout_s <= 0) {
+				printf("# kselftest_run: %s: '%s': only timeout=SECONDS may follow a program\n",
+				       path, opt);
+				fclose(f);
+				return -1;
+			}
+		}
+		p[strcspn(p, " \t")] = '\0';
+		if (*p == '/' || asprintf(&cases[n].spec, "%.*s/%s", dir_len, slash ? path : ".", p) < 0)
+			cases[n].spec = strdup(p);
 		n++;
 	}
 	fclose(f);
@@ -497,7 +513,7 @@ static int finish(int failed)
 
 int main(int argc, char **argv)
 {
-	static char *cases[MAX_CASES];
+	static struct test_case cases[MAX_CASES];
 	const char *list = NULL;
 	long hugepages = -1;
 	int opt, failed = 0, n = 0;
@@ -523,13 +539,13 @@ int main(int argc, char **argv)
 	if (list && (n = read_list(list, cases, 0)) < 0)
 		return finish(1);
 	for (int i = optind; i < argc && n < MAX_CASES; i++)
-		cases[n++] = argv[i];
+		cases[n++].spec = argv[i];
 	mkdir("/tmp", 01777);
 	printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: %s\n    1..%d\n", SUITE, n);
 	for (int i = 0; i < n; i++) {
 		if (hugepages >= 0)
 			set_hugepages(hugepages);
-		failed += run_one(i + 1, cases[i]);
+		failed += run_one(i + 1, cases[i].spec, cases[i].timeout_s ? cases[i].timeout_s : timeout_s);
 	}
 	printf("%sok 1 %s\n", failed || n == 0 ? "not " : "", SUITE);
 	printf("# kselftest_run: %d of %d failed%s\n", failed, n, n == 0 ? " (no program given)" : "");
