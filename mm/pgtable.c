@@ -201,7 +201,9 @@ pte_t *pmd_alloc(struct mm_struct *mm, unsigned long addr)
 				return NULL;
 			spin_lock(&mm->page_table_lock);
 			if (!(*e & _PAGE_PRESENT)) {
-				*e = page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER;
+				/* Release: its zeroes and its lock before it can be found. */
+				__atomic_store_n(e, page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW |
+						 _PAGE_USER, __ATOMIC_RELEASE);
 				p = NULL;
 			}
 			spin_unlock(&mm->page_table_lock);
@@ -225,7 +227,9 @@ int pte_alloc(struct mm_struct *mm, pte_t *pmd)
 		return -ENOMEM;
 	ptl = pmd_lock(mm, pmd);
 	if (!*pmd) {
-		*pmd = page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER;
+		/* Release: its zeroes and its lock before a lockless walker can find it. */
+		__atomic_store_n(pmd, page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW | _PAGE_USER,
+				 __ATOMIC_RELEASE);
 		p = NULL;
 	}
 	spin_unlock(ptl);
@@ -250,6 +254,6 @@ struct page *pte_table_detach(phys_addr_t pgd, unsigned long addr)
 	if (!pmd || !pmd_is_table(*pmd))
 		return NULL;	/* none, or a 2 MiB mapping: the caller unmaps it first */
 	table = pfn_to_page(PHYS_PFN(*pmd & PTE_PFN_MASK));
-	*pmd = 0;
+	WRITE_ONCE(*pmd, 0);
 	return table;
 }

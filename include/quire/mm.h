@@ -48,9 +48,10 @@ PAGEFLAG(Poisoned, PG_poisoned)
 
 /* ---- node ---- */
 
+/* The node bits never change, but other bits of flags do, atomically, at any time. */
 static inline int page_to_nid(const struct page *p)
 {
-	return (int)(p->flags >> NODES_PGSHIFT);
+	return (int)(__atomic_load_n(&p->flags, __ATOMIC_RELAXED) >> NODES_PGSHIFT);
 }
 
 static inline void set_page_node(struct page *p, int nid)
