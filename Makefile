@@ -13,6 +13,8 @@
 #   make bench        benchmarks on the host and in QEMU: build/bench/results.csv
 #                     (BENCH_ARGS="--only qemu-icount --bench rmap", BENCH_CMDLINE="...")
 #   make fuzz         the random mm sequence for millions of steps (FUZZ_SEEDS, FUZZ_STEPS)
+#   make fuzz-mm-stress  the threaded ring-3 mm stress in QEMU for a million operations
+#                     (STRESS_SEEDS, STRESS_OPS, STRESS_TOPOLOGY, STRESS_PROG)
 #   make check-docs   every relative link in the Markdown files leads somewhere (KTAP)
 #
 # Toolchain: the host gcc and binutils by default; CROSS_COMPILE=x86_64-elf-
@@ -354,6 +356,33 @@ fuzz-seed-%: $(FUZZ_BIN)
 	@grep -h 'steps in' $(BUILD)/fuzz/seed-$*.log
 
 -include $(FUZZ_BIN).d
+
+# ---- make fuzz-mm-stress: the threaded ring-3 stress for long (never part of make test) ----
+# user/tests/mm_stress.c as init's program, one boot per seed of STRESS_SEEDS:
+# one thread per CPU of STRESS_TOPOLOGY, STRESS_OPS operations each, the
+# threads parked and /proc/quire/mm_verify read every STRESS_VERIFY. The
+# defaults (4 seeds x 4 threads x 62500) are a million operations: hours
+# under TCG (QEMU_EXTRA=-enable-kvm where there is KVM). STRESS_PROG=mm_stress_dyn
+# runs the glibc build. Logs: $(BUILD)/fuzz/mm-stress-seed-N.log; docs/testing.md.
+STRESS_SEEDS ?= 1 2 3 4
+STRESS_OPS ?= 62500
+STRESS_VERIFY ?= 5000
+STRESS_TOPOLOGY ?= numa3
+STRESS_PROG ?= mm_stress
+.PHONY: fuzz-mm-stress
+fuzz-mm-stress: $(patsubst %,fuzz-mm-stress-seed-%,$(STRESS_SEEDS))
+
+fuzz-mm-stress-seed-%: $(KERNEL) $(INITRD_IMG)
+	@scripts/deps.sh --for run
+	@mkdir -p $(BUILD)/fuzz
+	@echo "  STRESS  seed $* ($(STRESS_PROG), $(STRESS_OPS) ops per thread, $(STRESS_TOPOLOGY)): $(BUILD)/fuzz/mm-stress-seed-$*.log"
+	$(Q)log=$(BUILD)/fuzz/mm-stress-seed-$*.log; \
+	FIRMWARE=direct TOPOLOGY=$(STRESS_TOPOLOGY) KERNEL=$(KERNEL) BUILD=$(BUILD) \
+	INITRD=$(INITRD_IMG) CMDLINE='init="/bin/init /tests/$(STRESS_PROG) -s $* -n $(STRESS_OPS) -k $(STRESS_VERIFY)"' \
+		scripts/run-qemu.sh < /dev/null > $$log 2>&1 && ! grep -qE 'BUG: |failed mm_verify' $$log || \
+		{ grep -E 'not ok|mm_stress: seed|BUG: |failed mm_verify|panic|run-qemu:' $$log | head -20; \
+		  echo "  FAIL    seed $*"; exit 1; }
+	@grep -h 'ops in' $(BUILD)/fuzz/mm-stress-seed-$*.log
 
 # ---- make check-docs: links in README.md and docs/ (scripts/check-docs.py) ----
 .PHONY: check-docs

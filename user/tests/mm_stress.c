@@ -76,6 +76,9 @@
 #define STRIPE_PAGES	32		/* a thread's stripe of a shared range */
 #define MAX_THREADS	64
 #define MAX_REPORTS	10		/* mismatch lines per thread */
+#define BURST_EVERY	20		/* operations between two bursts of racing faults */
+#define BURST_BLOCKS	8		/* 2 MiB blocks faulted at once in a burst, */
+#define BURST_THP	2		/* the first ones with MADV_HUGEPAGE */
 #define WRITE_PAGES	32		/* at most, in one write operation */
 #define POPULATE_PAGES	256		/* at most, in one MADV_POPULATE_WRITE */
 #define FORK_SAMPLE	16
@@ -123,9 +126,11 @@ struct thread {
 	unsigned long count[NR_OPS];
 	unsigned long us[NR_OPS];	/* time spent in each kind */
 	unsigned long quiet_us;		/* in quiet points */
+	unsigned long burst_us;		/* in bursts of racing faults */
 	unsigned long checked;		/* pages read and compared */
-	unsigned long bad_private, bad_shared, bad_fork;	/* failures by case */
+	unsigned long bad_private, bad_shared, bad_fork, bad_race;	/* failures by case */
 	unsigned long forks, child_checked;
+	int bursts;			/* bursts of racing faults done */
 	int reports;
 };
 
@@ -136,6 +141,8 @@ static pthread_barrier_t barrier;
 static int data_fd;			/* the file: shared stripes, then each thread's region */
 static char *shared[2];			/* [0] anonymous, [1] on the file; nthreads stripes */
 static int verify_reads, verify_bad;
+static char *burst[BURST_BLOCKS];	/* fresh 2 MiB blocks per burst (below) */
+static int burst_awake;			/* threads past a burst's barrier, over all bursts */
 static long verify_ms;
 static __thread struct thread *self;	/* for the fault handler */
 
@@ -864,6 +871,69 @@ static void quiet_point(struct thread *th)
 	th->quiet_us += now_us() - t0;
 }
 
+/*
+ * A burst of racing first faults: thread 0 maps fresh 2 MiB-aligned
+ * blocks of private anonymous memory, two with MADV_HUGEPAGE (one fault
+ * gets the THP, the others map into it) and six with MADV_NOHUGEPAGE (one
+ * fault installs the page table, the others fill it); the threads sleep
+ * at a barrier meanwhile, then spin until all of them are awake, and each
+ * writes its own page of every block, in the same order, at once. (Spinning through thread 0's mmap
+ * instead starved the CPUs QEMU shares out; the barrier alone let the
+ * first woken fault alone too often.) After a second barrier thread 0
+ * checks every thread's pages and unmaps the blocks. A lost race shows as a page that lost its
+ * stamp (the mm_race kernel suite forces the same races in the kernel).
+ * With pte_alloc made to install its table over one another fault put
+ * there, seeds 1 and 2 each failed here within 300 operations.
+ */
+static unsigned long burst_page(int t)
+{
+	return (unsigned long)t * (THP_PAGES / (unsigned long)nthreads) + 1;
+}
+
+static void burst_point(struct thread *th)
+{
+	static u64 stamp[BURST_BLOCKS][MAX_THREADS];
+	int gen = ++th->bursts;
+	unsigned long t0 = now_us();
+
+	if (th->idx == 0) {
+		for (int b = 0; b < BURST_BLOCKS; b++) {
+			burst[b] = map_aligned(THP_PAGES * PAGE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0, true);
+			if (burst[b] == MAP_FAILED ||
+			    madvise(burst[b], THP_PAGES * PAGE, b >= BURST_THP ? MADV_NOHUGEPAGE : MADV_HUGEPAGE)) {
+				FAIL(th, bad_race, "cannot map a block for a burst: %s", strerror(errno));
+				exit(1);
+			}
+		}
+	}
+	pthread_barrier_wait(&barrier);
+	__atomic_fetch_add(&burst_awake, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&burst_awake, __ATOMIC_ACQUIRE) < gen * nthreads)
+		;
+	for (int b = 0; b < BURST_BLOCKS; b++) {
+		stamp[b][th->idx] = new_stamp(th, (1UL << 22) + (unsigned long)b);
+		write_page(burst[b] + burst_page(th->idx) * PAGE, stamp[b][th->idx]);
+	}
+	pthread_barrier_wait(&barrier);
+	if (th->idx == 0) {
+		for (int b = 0; b < BURST_BLOCKS; b++) {
+			for (int t = 0; t < nthreads; t++) {
+				char *p = burst[b] + burst_page(t) * PAGE;
+				u64 got;
+
+				th->checked++;
+				if (!page_holds(p, stamp[b][t], &got))
+					FAIL(th, bad_race, "burst %d, %s block, page of thread %d at %p: "
+					     "expected %#llx, got %#llx", gen, b >= BURST_THP ? "small-page" : "THP", t,
+					     (void *)p, (unsigned long long)stamp[b][t],
+					     (unsigned long long)got);
+			}
+			munmap(burst[b], THP_PAGES * PAGE);
+		}
+	}
+	th->burst_us += now_us() - t0;
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
 	if (self)
@@ -884,6 +954,8 @@ static void *thread_main(void *arg)
 		FAIL(th, bad_private, "sched_setaffinity to CPU %d: %s", th->cpu, strerror(errno));
 	for (th->op = 0; th->op < nops; th->op++) {
 		one_op(th);
+		if ((th->op + 1) % BURST_EVERY == 0)
+			burst_point(th);
 		if ((th->op + 1) % verify_every == 0 && th->op + 1 < nops)
 			quiet_point(th);
 	}
@@ -936,8 +1008,8 @@ int main(int argc, char **argv)
 {
 	static int cpu_of[MAX_THREADS];
 	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO };
-	unsigned long total[NR_OPS] = { 0 }, us[NR_OPS] = { 0 }, quiet_us = 0;
-	unsigned long bad_private = 0, bad_shared = 0, bad_fork = 0;
+	unsigned long total[NR_OPS] = { 0 }, us[NR_OPS] = { 0 }, quiet_us = 0, burst_us = 0;
+	unsigned long bad_private = 0, bad_shared = 0, bad_fork = 0, bad_race = 0;
 	unsigned long forks = 0, child_checked = 0, checked = 0;
 	int ncpus = cpus_allowed(cpu_of, MAX_THREADS), opt, missing = 0;
 	bool long_run;
@@ -957,7 +1029,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	ktap_begin("mm_stress", 5);
+	ktap_begin("mm_stress", 6);
 	if (ncpus < 1 || nthreads < 1 || nthreads > MAX_THREADS || !nops || !verify_every) {
 		printf("    # mm_stress: bad arguments (%d CPUs allowed, -t %d, -n %lu, -k %lu)\n",
 		       ncpus, nthreads, nops, verify_every);
@@ -991,21 +1063,23 @@ int main(int argc, char **argv)
 			us[o] += th->us[o];
 		}
 		quiet_us += th->quiet_us;
+		burst_us += th->burst_us;
 		bad_private += th->bad_private;
 		bad_shared += th->bad_shared;
 		bad_fork += th->bad_fork;
+		bad_race += th->bad_race;
 		forks += th->forks;
 		child_checked += th->child_checked;
 		checked += th->checked;
 	}
-	printf("    # mm_stress: %lu ops in %ld ms (%ld ops/s), %lu pages checked, %d mm_verify "
-	       "reads (%ld ms)\n", nops * (unsigned long)nthreads, ms,
+	printf("    # mm_stress: %lu ops in %ld ms (%ld ops/s), %lu pages checked, %d bursts of "
+	       "racing faults, %d mm_verify reads (%ld ms)\n", nops * (unsigned long)nthreads, ms,
 	       ms ? (long)(nops * (unsigned long)nthreads * 1000 / (unsigned long)ms) : 0, checked,
-	       verify_reads, verify_ms);
+	       threads[0].bursts, verify_reads, verify_ms);
 	printf("    # ops (count, ms of all threads):");
 	for (int o = 0; o < NR_OPS; o++)
 		printf(" %s %lu %lu,", op_name[o], total[o], us[o] / 1000);
-	printf(" quiet points %lu ms\n", quiet_us / 1000);
+	printf(" bursts %lu ms, quiet points %lu ms\n", burst_us / 1000, quiet_us / 1000);
 
 	/* Every kind of operation ran (in a long enough run: 1600 operations or more). */
 	for (int o = 0; o < NR_OPS; o++)
@@ -1023,6 +1097,9 @@ int main(int argc, char **argv)
 	CHECK(forks > 0 || !long_run);
 	CHECK(child_checked > 0 || !long_run);
 	ktap_report("fork_cow", NULL);
+	CHECK(bad_race == 0);
+	CHECK(threads[0].bursts == (int)(nops / BURST_EVERY));
+	ktap_report("racing_faults", NULL);
 	CHECK(verify_reads >= 1);
 	CHECK(verify_bad == 0);
 	ktap_report("mm_verify_clean", NULL);
