@@ -8,10 +8,13 @@
 #                     "Error N" and make exits 2: scripts/run exits with N itself
 #   make gdb          boot paused and attach gdb with the kernel's symbols (GDB_ARGS="...")
 #   make test         every test; ends with "N passed, N failed"
-#   make test-host    only the host unit tests (ASan + UBSan), no QEMU
+#   make test-host    only the host unit tests (ASan + UBSan; the threaded ones also
+#                     under TSan), no QEMU
 #   make bench        benchmarks on the host and in QEMU: build/bench/results.csv
 #                     (BENCH_ARGS="--only qemu-icount --bench rmap", BENCH_CMDLINE="...")
 #   make fuzz         the random mm sequence for millions of steps (FUZZ_SEEDS, FUZZ_STEPS)
+#   make fuzz-mm-stress  the threaded ring-3 mm stress in QEMU for a million operations
+#                     (STRESS_SEEDS, STRESS_OPS, STRESS_TOPOLOGY, STRESS_PROG)
 #   make check-docs   every relative link in the Markdown files leads somewhere (KTAP)
 #   make linux-selftests  Linux 6.12's mm selftests on Quire and on Linux, side by
 #                     side: build/linux-selftests/compare.md (LSELFTESTS_TIMEOUT=S
@@ -250,9 +253,33 @@ $(BUILD)/tests/host/%: tests/host/%.c $(HOST_LIB) $(wildcard tests/host/*.h)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -MMD -MP -o $@ $< $(HOST_LIB) -lpthread
 
+# The host tests that run threads as CPUs, once more under ThreadSanitizer
+# instead of ASan/UBSan (the two cannot be combined), with the generic code
+# built again in objects of their own: a data race in mm/ (two CPUs, one
+# of them writing, no lock or atomic ordering them) fails the test with
+# TSan's report. Jobs host-*-tsan; docs/testing.md.
+TSAN_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(HOST_CFLAGS)) -fsanitize=thread
+TSAN_OBJS := $(patsubst %.c,$(BUILD)/tsan/host/%.o,$(HOST_LIB_SRCS))
+TSAN_LIB := $(BUILD)/tsan/host/libquire-tsan.a
+TSAN_TESTS := $(patsubst %,$(BUILD)/tsan/tests/host/%,test_mm_threads test_mremap \
+	test_truncate_race test_slab)
+
+$(BUILD)/tsan/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TSAN    $<")
+	$(Q)$(HOSTCC) $(TSAN_CFLAGS) -MMD -MP -c $< -o $@
+
+$(TSAN_LIB): $(TSAN_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tsan/tests/host/%: tests/host/%.c $(TSAN_LIB) $(wildcard tests/host/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TSAN    $@")
+	$(Q)$(HOSTCC) $(TSAN_CFLAGS) -MMD -MP -o $@ $< $(TSAN_LIB) -lpthread
+
 # Only the host tests, through the runner (seconds, no QEMU).
 HOST_JOBS = $(shell awk '$$2 == "host" { printf "%s%s", sep, $$1; sep = "," }' tests/plan.txt)
-test-host host-tests: $(HOST_TESTS)
+test-host host-tests: $(HOST_TESTS) $(TSAN_TESTS)
 	$(Q)python3 tests/qemu/runner.py --plan tests/plan.txt --only $(HOST_JOBS)
 
 # Dependencies point one way (DESIGN.md, "Layers"): mm/ has no arrow
@@ -269,7 +296,7 @@ check-layering: $(KERNEL)
 TEST_JOBS ?= 1
 test:
 	@scripts/deps.sh --for test
-	$(Q)$(MAKE) --no-print-directory kernel iso initrd $(HOST_TESTS)
+	$(Q)$(MAKE) --no-print-directory kernel iso initrd $(HOST_TESTS) $(TSAN_TESTS)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/clang CC=clang LD=ld.lld kernel
 	$(Q)$(MAKE) --no-print-directory lselftests
 	$(Q)python3 -m unittest -q tests/qemu/test_runner.py tests/qemu/test_bench_plot.py tests/qemu/test_check_docs.py
@@ -348,6 +375,33 @@ fuzz-seed-%: $(FUZZ_BIN)
 
 -include $(FUZZ_BIN).d
 
+# ---- make fuzz-mm-stress: the threaded ring-3 stress for long (never part of make test) ----
+# user/tests/mm_stress.c as init's program, one boot per seed of STRESS_SEEDS:
+# one thread per CPU of STRESS_TOPOLOGY, STRESS_OPS operations each, the
+# threads parked and /proc/quire/mm_verify read every STRESS_VERIFY. The
+# defaults (4 seeds x 4 threads x 62500) are a million operations: hours
+# under TCG (QEMU_EXTRA=-enable-kvm where there is KVM). STRESS_PROG=mm_stress_dyn
+# runs the glibc build. Logs: $(BUILD)/fuzz/mm-stress-seed-N.log; docs/testing.md.
+STRESS_SEEDS ?= 1 2 3 4
+STRESS_OPS ?= 62500
+STRESS_VERIFY ?= 5000
+STRESS_TOPOLOGY ?= numa3
+STRESS_PROG ?= mm_stress
+.PHONY: fuzz-mm-stress
+fuzz-mm-stress: $(patsubst %,fuzz-mm-stress-seed-%,$(STRESS_SEEDS))
+
+fuzz-mm-stress-seed-%: $(KERNEL) $(INITRD_IMG)
+	@scripts/deps.sh --for run
+	@mkdir -p $(BUILD)/fuzz
+	@echo "  STRESS  seed $* ($(STRESS_PROG), $(STRESS_OPS) ops per thread, $(STRESS_TOPOLOGY)): $(BUILD)/fuzz/mm-stress-seed-$*.log"
+	$(Q)log=$(BUILD)/fuzz/mm-stress-seed-$*.log; \
+	FIRMWARE=direct TOPOLOGY=$(STRESS_TOPOLOGY) KERNEL=$(KERNEL) BUILD=$(BUILD) \
+	INITRD=$(INITRD_IMG) CMDLINE='init="/bin/init /tests/$(STRESS_PROG) -s $* -n $(STRESS_OPS) -k $(STRESS_VERIFY)"' \
+		scripts/run-qemu.sh < /dev/null > $$log 2>&1 && ! grep -qE 'BUG: |failed mm_verify' $$log || \
+		{ grep -E 'not ok|mm_stress: seed|BUG: |failed mm_verify|panic|run-qemu:' $$log | head -20; \
+		  echo "  FAIL    seed $*"; exit 1; }
+	@grep -h 'ops in' $(BUILD)/fuzz/mm-stress-seed-$*.log
+
 # ---- make check-docs: links in README.md and docs/ (scripts/check-docs.py) ----
 .PHONY: check-docs
 check-docs:
@@ -360,4 +414,4 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(KERNEL_OBJS:.o=.d) $(HOST_OBJS:.o=.d) $(HOST_TESTS:=.d) \
-	$(BENCH_HOST_OBJS:.o=.d) $(HOST_BENCHES:=.d)
+	$(BENCH_HOST_OBJS:.o=.d) $(HOST_BENCHES:=.d) $(TSAN_OBJS:.o=.d) $(TSAN_TESTS:=.d)

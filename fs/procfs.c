@@ -5,6 +5,8 @@
  *   /proc/self/pagemap    the caller's page tables, 8 bytes a page (mm/task_mmu.c)
  *   /proc/self/smaps      the caller's VMAs and what they map (mm/task_mmu.c)
  *   /proc/self/maps       the caller's VMAs, one line each (the smaps header lines)
+ *   /proc/quire/mm_verify Quire's own, no Linux file: reading it runs
+ *                         mm_verify_system() and returns the problems found
  *
  * /proc/self is a directory here, not Linux's symlink to /proc/<pid>
  * (there are no per-pid directories yet): its files act on the address
@@ -20,6 +22,8 @@
 #include <quire/sched.h>
 #include <quire/errno.h>
 #include <quire/printk.h>
+#include <quire/kernel.h>
+#include <quire/mm.h>
 #include "internal.h"
 
 struct pseudo_node *proc_root;
@@ -30,6 +34,18 @@ static ssize_t vmstat_file_show(struct pseudo_file *pf, char *buf, size_t size)
 }
 
 static const struct pseudo_ops vmstat_ops = { .show = vmstat_file_show };
+
+/*
+ * /proc/quire/mm_verify: the count of problems, "0\n" when consistent (the
+ * problems themselves go to the kernel log). Each read at position 0 runs a
+ * new check.
+ */
+static ssize_t mm_verify_file_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return scnprintf(buf, size, "%d\n", mm_verify_system());
+}
+
+static const struct pseudo_ops mm_verify_ops = { .show = mm_verify_file_show };
 
 /* ---- /proc/self: the opener's mm ---- */
 
@@ -89,7 +105,7 @@ static const struct pseudo_ops smaps_ops = {
 
 int procfs_init(void)
 {
-	struct pseudo_node *self;
+	struct pseudo_node *self, *quire;
 	int err = -ENOMEM;
 
 	if (proc_root)
@@ -105,6 +121,11 @@ int procfs_init(void)
 		err = pseudo_create(self, "pagemap", 0400, &pagemap_ops, NULL);
 	if (!err)
 		err = pseudo_create(self, "smaps", 0444, &smaps_ops, NULL);
+	quire = err ? NULL : pseudo_mkdir(proc_root, "quire");
+	if (!err && !quire)
+		err = -ENOMEM;
+	if (!err)
+		err = pseudo_create(quire, "mm_verify", 0444, &mm_verify_ops, NULL);
 	if (!err)
 		err = pseudo_create(self, "maps", 0444, &maps_ops, NULL);
 	if (!err)

@@ -9,10 +9,21 @@
  *   2. all pages of a folio are contiguous and on one node.
  * It must run while nothing allocates or frees (tests call it at quiet
  * points); it takes each node's lock while walking that node.
+ *
+ * mm_verify_system() is the same for a caller that cannot make the system
+ * quiet itself (/proc/quire/mm_verify, docs/procfs.md): it holds every
+ * address space still for the check (below). What it does not stop are
+ * changes made without mmap_lock: the kernel's own allocations, page-cache
+ * writes, truncate of a mapped file, a thread that exits. A check that
+ * meets one of those may report a problem that is not one (never a crash:
+ * the page tables walked cannot be freed, and each folio is held by a
+ * reference for its rmap walk); the ring-3 stress reads it with its own
+ * threads parked (user/tests/mm_stress.c).
  */
 #define pr_fmt(fmt) "mm_verify: " fmt
 #include <quire/mm.h>
 #include <quire/numa.h>
+#include <quire/mmap.h>
 #include <quire/printk.h>
 #include <quire/kernel.h>
 
@@ -192,7 +203,8 @@ static void verify_node(struct verify *v, int nid)
 			nid, v->free, v->allocated, v->reserved, v->present);
 }
 
-int mm_verify(void)
+/* The checks; the caller holds mm_list_lock when mm_list_held. */
+static int verify_all(bool mm_list_held)
 {
 	int problems = 0;
 
@@ -205,8 +217,37 @@ int mm_verify(void)
 		problems += v.problems;
 	}
 	mm_verify_reset_reports();
-	problems += mm_verify_mappings();
+	problems += mm_list_held ? mm_verify_mappings_locked() : mm_verify_mappings();
 	if (problems)
 		pr_err("%d problem(s) found\n", problems);
+	return problems;
+}
+
+int mm_verify(void)
+{
+	return verify_all(false);
+}
+
+/*
+ * Every mm on mm_list held for writing, mm_list_lock outermost
+ * (docs/locking.md): no fault, mmap, munmap, mprotect, madvise, mremap, brk,
+ * fork or exec of any process runs meanwhile, and an exiting mm's teardown
+ * (mmput, under its own mmap_lock) has either finished or not begun. Nobody
+ * else holds two mmap_locks, and mmput takes mm_list_lock only after
+ * dropping its mmap_lock, so the order cannot be met the other way round.
+ * The caller must hold no mmap_lock.
+ */
+int mm_verify_system(void)
+{
+	struct mm_struct *mm;
+	int problems;
+
+	mutex_lock(&mm_list_lock);
+	list_for_each_entry(mm, &mm_list, mm_list)
+		down_write(&mm->mmap_lock);
+	problems = verify_all(true);
+	list_for_each_entry(mm, &mm_list, mm_list)
+		up_write(&mm->mmap_lock);
+	mutex_unlock(&mm_list_lock);
 	return problems;
 }

@@ -110,8 +110,11 @@ static void rmap_count(struct folio *folio, struct rmap_count *c)
 	rmap_walk(folio, &rwc);
 }
 
-/* Invariants 3 and 4 (the walk) and 6 for one mapped folio. Returns the problems found. */
-int mm_verify_folio_rmap(struct folio *folio)
+/*
+ * Invariants 3 and 4 (the walk) and 6 for one mapped folio, of whose
+ * references the caller holds `held` for the check. Returns the problems found.
+ */
+static int verify_folio_rmap(struct folio *folio, int held)
 {
 	unsigned long nr = folio_nr_pages(folio);
 	int before = reports, total = 0, pages_mapped = 0, pins;
@@ -154,9 +157,9 @@ int mm_verify_folio_rmap(struct folio *folio)
 		folio_problem(folio, "%d pages mapped by PTEs, the counter says %d",
 			      pages_mapped, folio_nr_pages_mapped(folio));
 	pins = folio_test_large(folio) ? atomic_read(&folio->_pincount) : 0;
-	if (folio_ref_count(folio) < folio_mapcount(folio) + pins)
-		folio_problem(folio, "refcount %d below mapcount %d + pins %d",
-			      folio_ref_count(folio), folio_mapcount(folio), pins);
+	if (folio_ref_count(folio) - held < folio_mapcount(folio) + pins)
+		folio_problem(folio, "refcount %d (%d of them the check's) below mapcount %d + pins %d",
+			      folio_ref_count(folio), held, folio_mapcount(folio), pins);
 	if (reports != before && reports <= MAX_REPORTS) {
 		c.print = true;
 		c.pmds = 0;
@@ -165,6 +168,11 @@ int mm_verify_folio_rmap(struct folio *folio)
 	}
 	kfree(c.ptes);
 	return reports - before;
+}
+
+int mm_verify_folio_rmap(struct folio *folio)
+{
+	return verify_folio_rmap(folio, 0);
 }
 
 /* ---- the page-table side ---- */
@@ -308,8 +316,16 @@ static void verify_mapped_folios(void)
 			if (page_to_nid(p) != NODE_HOLE && !PageBuddy(p) && !PageReserved(p) &&
 			    !PageTail(p) && page_count(p) > 0) {
 				nr = folio_nr_pages(folio);
-				if (folio_mapped(folio) || folio_nr_pages_mapped(folio))
-					mm_verify_folio_rmap(folio);
+				/*
+				 * Held by a reference for the walk, as Linux's rmap
+				 * walkers hold theirs: a folio that truncate unmaps and
+				 * frees meanwhile cannot go away under it.
+				 */
+				if ((folio_mapped(folio) || folio_nr_pages_mapped(folio)) &&
+				    folio_try_get(folio)) {
+					verify_folio_rmap(folio, 1);
+					folio_put(folio);
+				}
 			} else if (PageBuddy(p)) {
 				nr = 1UL << min(p->private, (unsigned long)MAX_PAGE_ORDER);
 			}
@@ -318,17 +334,26 @@ static void verify_mapped_folios(void)
 	}
 }
 
-int mm_verify_mappings(void)
+int mm_verify_mappings_locked(void)
 {
 	struct mm_struct *mm;
 	int before = reports;
 
+	mutex_assert_held(&mm_list_lock);
 	verify_mapped_folios();
-	mutex_lock(&mm_list_lock);
 	list_for_each_entry(mm, &mm_list, mm_list)
 		verify_mm_entries(mm, false);
-	mutex_unlock(&mm_list_lock);
 	return reports - before;
+}
+
+int mm_verify_mappings(void)
+{
+	int problems;
+
+	mutex_lock(&mm_list_lock);
+	problems = mm_verify_mappings_locked();
+	mutex_unlock(&mm_list_lock);
+	return problems;
 }
 
 void mm_verify_reset_reports(void)

@@ -89,7 +89,9 @@ vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long 
 	}
 	ptl = pmd_lock(mm, pmd);
 	if (!*pmd) {
-		*pmd = pfn_pmd(folio_pfn(folio), true, vma->vm_flags & VM_EXEC);
+		/* Release: the folio's zeroes before the mapping (Linux: __folio_mark_uptodate). */
+		__atomic_store_n(pmd, pfn_pmd(folio_pfn(folio), true, vma->vm_flags & VM_EXEC),
+				 __ATOMIC_RELEASE);
 		folio_add_new_anon_rmap(folio, vma, haddr, RMAP_EXCLUSIVE);
 		pgtable_deposit(mm, pmd, table);
 		atomic_long_add(HPAGE_PMD_NR, &mm->rss);
@@ -164,7 +166,7 @@ struct folio *zap_huge_pmd(struct vm_area_struct *vma, pte_t *pmd, struct page *
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
 
 	lockdep_assert_held(pmd_lockptr(vma->vm_mm, pmd));
-	*pmd = 0;
+	WRITE_ONCE(*pmd, 0);
 	folio_remove_rmap_pmd(folio, folio_page(folio, 0), vma);
 	atomic_long_sub(HPAGE_PMD_NR, &vma->vm_mm->rss);
 	*table = pgtable_withdraw(vma->vm_mm, pmd);

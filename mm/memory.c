@@ -178,11 +178,12 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *p
 		ret = -EIO;		/* truncated meanwhile */
 	} else if (!pte_present(*pte)) {
 		if (copy) {
-			*pte = mk_pte(vma, folio_page(copy, 0), true);
+			__atomic_store_n(pte, mk_pte(vma, folio_page(copy, 0), true), __ATOMIC_RELEASE);
 			folio_add_new_anon_rmap(copy, vma, addr, RMAP_EXCLUSIVE);
 			copy = NULL;		/* the mapping keeps our reference */
 		} else {
-			*pte = mk_pte(vma, folio_page(folio, 0), shared && (vma->vm_flags & VM_WRITE));
+			WRITE_ONCE(*pte, mk_pte(vma, folio_page(folio, 0),
+						shared && (vma->vm_flags & VM_WRITE)));
 			folio_add_file_rmap_pte(folio, folio_page(folio, 0), vma);
 			folio_get(folio);	/* the mapping's; ours goes below */
 		}
@@ -272,8 +273,9 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma, p
 	if (ptes_none(pte, nr)) {
 		pte_t entry = mk_pte(vma, folio_page(folio, 0), true);
 
+		/* Release: the folio's zeroes before the mapping (Linux: __folio_mark_uptodate). */
 		for (unsigned long i = 0; i < nr; i++)
-			pte[i] = entry + (i << PAGE_SHIFT);
+			__atomic_store_n(&pte[i], entry + (i << PAGE_SHIFT), __ATOMIC_RELEASE);
 		if (nr > 1)
 			folio_ref_add(folio, (int)nr - 1);	/* one reference per PTE */
 		folio_add_new_anon_rmap(folio, vma, start, RMAP_EXCLUSIVE);
@@ -331,7 +333,8 @@ static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 		memcpy(folio_address(copy), page_address(page), PAGE_SIZE);
 	else
 		memset(folio_address(copy), 0, PAGE_SIZE);
-	*pte = mk_pte(vma, folio_page(copy, 0), true);
+	/* Release: the copy's bytes before the mapping. */
+	__atomic_store_n(pte, mk_pte(vma, folio_page(copy, 0), true), __ATOMIC_RELEASE);
 	folio_add_new_anon_rmap(copy, vma, addr & PAGE_MASK, RMAP_EXCLUSIVE);
 	if (folio) {
 		folio_remove_rmap_pte(folio, page, vma);
@@ -364,7 +367,7 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 		if (!pte)
 			return -EAGAIN;
 		if (!*pte)
-			*pte = mk_pte(vma, zero_page, false);
+			WRITE_ONCE(*pte, mk_pte(vma, zero_page, false));
 		pte_unmap_unlock(pte, ptl);
 		return 0;
 	}

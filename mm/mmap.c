@@ -113,6 +113,12 @@ void mmput(struct mm_struct *mm)
 
 	if (!atomic_dec_and_test(&mm->mm_users))
 		return;
+	/*
+	 * Nobody else uses mm, but mm_verify_system may be walking it (it is
+	 * still on mm_list): the teardown holds mmap_lock for writing, as
+	 * Linux's exit_mmap does, and mm_list_lock is taken only after it.
+	 */
+	down_write(&mm->mmap_lock);
 #ifdef DEBUG_MM
 	if (mm_verify_mm(mm)) {
 		pr_err("mm %p failed mm_verify at exit\n", mm);
@@ -125,6 +131,7 @@ void mmput(struct mm_struct *mm)
 	}
 	if (mm->nr_deposited)
 		pr_err("mm %p: %lu page tables still deposited at exit\n", mm, mm->nr_deposited);
+	up_write(&mm->mmap_lock);
 	mutex_lock(&mm_list_lock);
 	list_del(&mm->mm_list);
 	mutex_unlock(&mm_list_lock);

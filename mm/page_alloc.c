@@ -218,7 +218,7 @@ static void free_pages_prepare(struct page *page, unsigned int order)
 			bad_page(p, "freeing a page the allocator does not own");
 		/* Only the node survives. Keeping PG_hwpoison pages out of the free lists
 		 * (memory_failure) is not implemented yet. */
-		p->flags &= (~0UL << NODES_PGSHIFT);
+		__atomic_fetch_and(&p->flags, ~0UL << NODES_PGSHIFT, __ATOMIC_RELAXED);
 		p->mapping = NULL;
 		p->lru.next = p->lru.prev = NULL;
 		atomic_set(&p->_mapcount, -1);

@@ -201,7 +201,8 @@ pte_t *pmd_alloc(struct mm_struct *mm, unsigned long addr)
 				return NULL;
 			spin_lock(&mm->page_table_lock);
 			if (!pmd_present(*e)) {
-				*e = mk_table_entry(page_to_phys(p));
+				/* Release: its zeroes and its lock before it can be found. */
+				__atomic_store_n(e, mk_table_entry(page_to_phys(p)), __ATOMIC_RELEASE);
 				p = NULL;
 			}
 			spin_unlock(&mm->page_table_lock);
@@ -225,7 +226,8 @@ int pte_alloc(struct mm_struct *mm, pte_t *pmd)
 		return -ENOMEM;
 	ptl = pmd_lock(mm, pmd);
 	if (!*pmd) {
-		*pmd = mk_table_entry(page_to_phys(p));
+		/* Release: its zeroes and its lock before a lockless walker can find it. */
+		__atomic_store_n(pmd, mk_table_entry(page_to_phys(p)), __ATOMIC_RELEASE);
 		p = NULL;
 	}
 	spin_unlock(ptl);
@@ -250,6 +252,6 @@ struct page *pte_table_detach(phys_addr_t pgd, unsigned long addr)
 	if (!pmd || !pmd_is_table(*pmd))
 		return NULL;	/* none, or a 2 MiB mapping: the caller unmaps it first */
 	table = pfn_to_page(PHYS_PFN(pgtable_phys(*pmd)));
-	*pmd = 0;
+	WRITE_ONCE(*pmd, 0);
 	return table;
 }

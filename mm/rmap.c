@@ -146,7 +146,8 @@ int anon_vma_prepare(struct vm_area_struct *vma)
 	spin_lock(&vma->vm_mm->page_table_lock);
 	if (!vma->anon_vma) {
 		anon_vma_chain_link(vma, avc, av);
-		WRITE_ONCE(vma->anon_vma, av);
+		/* Release: faults that find it without the lock use it (anon_vma_get). */
+		__atomic_store_n(&vma->anon_vma, av, __ATOMIC_RELEASE);
 		avc = NULL;
 	}
 	spin_unlock(&vma->vm_mm->page_table_lock);
@@ -380,13 +381,14 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 			     unsigned long address, int flags)
 {
 	unsigned long nr = folio_nr_pages(folio);
+	struct anon_vma *av = READ_ONCE(vma->anon_vma);	/* set once, by a fault that may race ours */
 
-	if (!vma->anon_vma)
+	if (!av)
 		panic("folio_add_new_anon_rmap: new anon folio in a VMA without anon_vma");
 	set_page_flag((struct page *)folio, PG_anon);
 	set_page_flag((struct page *)folio, PG_swapbacked);
-	anon_vma_get(vma->anon_vma);
-	folio->mapping = vma->anon_vma;
+	anon_vma_get(av);
+	folio->mapping = av;
 	folio->index = linear_page_index(vma, address);
 	if (folio_test_large(folio)) {
 		INIT_LIST_HEAD(&folio->lru);	/* the deferred split queue's link */

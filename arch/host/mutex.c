@@ -29,7 +29,7 @@ int mutex_trylock(struct mutex *m)
 
 void mutex_lock(struct mutex *m)
 {
-	if (m->owner == SELF) {
+	if (__atomic_load_n(&m->owner, __ATOMIC_RELAXED) == SELF) {
 		fprintf(stderr, "BUG: mutex recursion (host)\n");
 		abort();
 	}
@@ -39,7 +39,7 @@ void mutex_lock(struct mutex *m)
 
 void mutex_unlock(struct mutex *m)
 {
-	if (m->owner != SELF) {
+	if (__atomic_load_n(&m->owner, __ATOMIC_RELAXED) != SELF) {
 		fprintf(stderr, "BUG: mutex unlock by non-owner (host)\n");
 		abort();
 	}

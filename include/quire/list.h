@@ -3,6 +3,13 @@
 #define QUIRE_LIST_H
 
 #include <quire/types.h>
+#include <quire/compiler.h>
+
+/*
+ * As in Linux, the stores to ->next are marked (WRITE_ONCE): a word of a
+ * list head may be read without the list's lock, such as a slab page's
+ * slab_list.next, which is also its compound_head (kfree reads it first).
+ */
 
 struct list_head {
 	struct list_head *next, *prev;
@@ -13,7 +20,7 @@ struct list_head {
 
 static inline void INIT_LIST_HEAD(struct list_head *l)
 {
-	l->next = l;
+	WRITE_ONCE(l->next, l);
 	l->prev = l;
 }
 
@@ -21,9 +28,9 @@ static inline void __list_add(struct list_head *n, struct list_head *prev,
 			      struct list_head *next)
 {
 	next->prev = n;
-	n->next = next;
+	WRITE_ONCE(n->next, next);
 	n->prev = prev;
-	prev->next = n;
+	WRITE_ONCE(prev->next, n);
 }
 
 /* Add after head (a stack). */
@@ -41,15 +48,15 @@ static inline void list_add_tail(struct list_head *n, struct list_head *head)
 static inline void list_del(struct list_head *e)
 {
 	e->next->prev = e->prev;
-	e->prev->next = e->next;
-	e->next = NULL;
+	WRITE_ONCE(e->prev->next, e->next);
+	WRITE_ONCE(e->next, NULL);
 	e->prev = NULL;
 }
 
 static inline void list_del_init(struct list_head *e)
 {
 	e->next->prev = e->prev;
-	e->prev->next = e->next;
+	WRITE_ONCE(e->prev->next, e->next);
 	INIT_LIST_HEAD(e);
 }
 

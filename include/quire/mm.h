@@ -48,9 +48,10 @@ PAGEFLAG(Poisoned, PG_poisoned)
 
 /* ---- node ---- */
 
+/* The node bits never change, but other bits of flags do, atomically, at any time. */
 static inline int page_to_nid(const struct page *p)
 {
-	return (int)(p->flags >> NODES_PGSHIFT);
+	return (int)(__atomic_load_n(&p->flags, __ATOMIC_RELAXED) >> NODES_PGSHIFT);
 }
 
 static inline void set_page_node(struct page *p, int nid)
@@ -214,6 +215,13 @@ void mm_core_init(void);
  */
 int mm_verify(void);
 /*
+ * mm_verify from anywhere (the /proc/quire/mm_verify file): every address
+ * space's mmap_lock is held for writing during the check, so no fault or
+ * VMA change runs meanwhile (mm/debug.c says what still can). Sleeps; the
+ * caller holds no mmap_lock.
+ */
+int mm_verify_system(void);
+/*
  * The user-mapping invariants (3, 4, 6, 7; mm/debug_rmap.c): mm_verify
  * runs them for every mapped folio and every mm. mm_verify_mm checks one
  * address space's entries only (at exit in DEBUG_MM builds);
@@ -221,6 +229,7 @@ int mm_verify(void);
  */
 struct mm_struct;
 int mm_verify_mappings(void);
+int mm_verify_mappings_locked(void);	/* mm_list_lock held */
 int mm_verify_mm(struct mm_struct *mm);
 int mm_verify_folio_rmap(struct folio *folio);
 void mm_verify_reset_reports(void);

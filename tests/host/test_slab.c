@@ -12,6 +12,7 @@
 #include "host_setup.h"
 #include <quire/mm.h>
 #include <quire/numa.h>
+#include <quire/percpu.h>
 #include <quire/printk.h>
 #include <quire/slab.h>
 #include <quire/string.h>
@@ -441,6 +442,9 @@ static void *thread_main(void *arg)
 {
 	u64 state = 0x9e3779b97f4a7c15ULL * ((uintptr_t)arg + 1);
 	u8 *own[64] = { 0 };
+	struct percpu cpu = { .self = &cpu, .cpu = (int)(uintptr_t)arg + 1, .online = true };
+
+	host_this_cpu = &cpu;	/* a CPU of its own: its preempt count, its lock records */
 
 	for (int op = 0; op < THREAD_OPS; op++) {
 		int i;

@@ -257,8 +257,10 @@ static void sys_and_proc_listings(struct ktest *t)
 		   NR_MTHP_STAT_ITEMS);
 	KEXPECT_TRUE(t, strstr(names, " anon_fault_alloc") != NULL);
 	KEXPECT_TRUE(t, strstr(names, " nr_anon_partially_mapped") != NULL);
-	KEXPECT_EQ(t, list_dir("/proc", names, sizeof(names), &dirs), 2);
-	KEXPECT_STREQ(t, names, " self vmstat");
+	KEXPECT_EQ(t, list_dir("/proc", names, sizeof(names), &dirs), 3);
+	KEXPECT_STREQ(t, names, " self vmstat quire");
+	KEXPECT_EQ(t, list_dir("/proc/quire", names, sizeof(names), &dirs), 1);
+	KEXPECT_STREQ(t, names, " mm_verify");
 	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 3);
 	KEXPECT_STREQ(t, names, " pagemap smaps maps");
 	KEXPECT_EQ(t, list_dir("/sys", names, sizeof(names), &dirs), 2);
@@ -718,6 +720,34 @@ static void sys_devices_system_node(struct ktest *t)
 	KEXPECT_EQ(t, read_file(path, buf, sizeof(buf)), -ENOENT);
 }
 
+/*
+ * /proc/quire/mm_verify: "0\n" on a consistent system, the count of problems
+ * when an invariant is broken (the frame below belongs to no state), and 0
+ * again once it is mended; read-only.
+ */
+static void quire_mm_verify_file(struct ktest *t)
+{
+	struct page *p = alloc_pages(GFP_KERNEL, 0);
+	char buf[32];
+	long long problems = 0;
+
+	KASSERT_TRUE(t, p != NULL);
+	KEXPECT_EQ(t, read_file("/proc/quire/mm_verify", buf, sizeof(buf)), 2);
+	KEXPECT_STREQ(t, buf, "0\n");
+	atomic_set(&p->_refcount, 0);
+	KEXPECT_GT(t, read_file("/proc/quire/mm_verify", buf, sizeof(buf)), 0);
+	atomic_set(&p->_refcount, 1);
+	KEXPECT_EQ(t, buf[strlen(buf) - 1], '\n');
+	buf[strlen(buf) - 1] = '\0';
+	KEXPECT_EQ(t, kstrtoll(buf, 10, &problems), 0);	/* only digits before it */
+	KEXPECT_GE(t, problems, 1);
+	__free_pages(p, 0);
+	KEXPECT_EQ(t, read_file("/proc/quire/mm_verify", buf, sizeof(buf)), 2);
+	KEXPECT_STREQ(t, buf, "0\n");
+	KEXPECT_EQ(t, open_err("/proc/quire/mm_verify", O_WRONLY), -EACCES);
+	KEXPECT_EQ(t, vfs_unlink(NULL, "/proc/quire/mm_verify"), -EPERM);
+}
+
 KTEST_SUITE(procfs,
 	    KTEST_CASE(thp_enabled_default_write_refuse),
 	    KTEST_CASE(thp_size_enabled_defaults_and_writes),
@@ -731,4 +761,5 @@ KTEST_SUITE(procfs,
 	    KTEST_CASE(shared_with_fork_copy),
 	    KTEST_CASE(vmas_merge),
 	    KTEST_CASE(pmd_mapped_thp),
-	    KTEST_CASE(sys_devices_system_node));
+	    KTEST_CASE(sys_devices_system_node),
+	    KTEST_CASE(quire_mm_verify_file));
