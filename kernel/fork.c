@@ -159,6 +159,23 @@ long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return do_clone(&a);
 }
 
+#define CLONE_KNOWN	(CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
+			 CLONE_VFORK | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS | \
+			 CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED | \
+			 CLONE_CHILD_SETTID)
+
+/* The clones Quire builds: a fork-like copy, or a thread sharing what pthreads share. */
+static bool clone_supported(u64 flags, u64 stack)
+{
+	if (flags & ~CLONE_KNOWN)
+		return false;
+	if (flags & CLONE_THREAD)	/* with SIGHAND and VM: sys_clone checked */
+		return !(flags & CLONE_FILES) == !(flags & CLONE_FS);	/* cwd lives in files */
+	return !stack && !(flags & (CLONE_SIGHAND | CLONE_FILES | CLONE_FS | CLONE_SETTLS |
+				    CLONE_PARENT_SETTID)) &&
+	       (!(flags & CLONE_VM) || (flags & CLONE_VFORK));	/* vfork: done as a copy */
+}
+
 /*
  * clone: fork-like clones (an exit signal, CLONE_VM|CLONE_VFORK done as a
  * copy, glibc's fork's CHILD_SETTID|CHILD_CLEARTID) and threads with the
@@ -167,11 +184,6 @@ long sys_fork(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
  */
 long sys_clone(u64 flags, u64 stack, u64 ptid, u64 ctid, u64 tls, u64 a5)
 {
-	const u64 thread_flags = CLONE_VM | CLONE_SIGHAND | CLONE_THREAD;
-	const u64 known = CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
-			  CLONE_VFORK | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |
-			  CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED |
-			  CLONE_CHILD_SETTID;
 	struct clone_args_k a = { .flags = flags, .stack = stack, .parent_tid = (int *)ptid,
 				  .child_tid = (int *)ctid, .tls = tls };
 
@@ -179,21 +191,14 @@ long sys_clone(u64 flags, u64 stack, u64 ptid, u64 ctid, u64 tls, u64 a5)
 	if (((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND)) ||
 	    ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM)))
 		return -EINVAL;
-	if ((flags & ~known) ||
-	    ((flags & CLONE_THREAD) && (flags & thread_flags) != thread_flags) ||
-	    (!(flags & CLONE_THREAD) && (flags & (CLONE_SIGHAND | CLONE_FILES | CLONE_FS |
-						  CLONE_SETTLS | CLONE_PARENT_SETTID))) ||
-	    (!(flags & CLONE_THREAD) && stack) ||
-	    (!(flags & CLONE_THREAD) && (flags & CLONE_VM) && !(flags & CLONE_VFORK)) ||
-	    ((flags & CLONE_THREAD) && !(flags & CLONE_FILES) != !(flags & CLONE_FS))) {
+	if (!clone_supported(flags, stack)) {
 		pr_warn("pid %d (%s): clone with flags %#llx is not implemented (-ENOSYS): "
 			"fork-like clones and pthread-style threads only\n", current->tgid,
 			current->comm, (unsigned long long)flags);
 		return -ENOSYS;
 	}
-	if (flags & CLONE_THREAD)
-		return do_clone(&a);
-	a.flags &= CSIGNAL | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;	/* VM|VFORK: a copy */
+	if (!(flags & CLONE_THREAD))
+		a.flags &= CSIGNAL | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
 	return do_clone(&a);
 }
 
@@ -403,10 +408,7 @@ void exit_notify(struct task *t, bool group_dead, int status)
 				c->autoreap = true;
 		}
 		/* The process's status: the group exit's, or the leader's own. */
-		if (t != leader)
-			status = group_exit_status(leader, leader->exit_code);
-		else
-			status = group_exit_status(leader, status);
+		status = group_exit_status(leader, t == leader ? status : leader->exit_code);
 		if (leader->parent && notify_parent(leader, status)) {
 			leader->parent = NULL;		/* the parent wants no zombie */
 			list_del_init(&leader->sibling);

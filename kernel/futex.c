@@ -353,6 +353,20 @@ static void requeue_waiter(struct futex_waiter *w, struct futex_bucket *from,
 	}
 }
 
+/* The keys of two words (requeue, wake-op): 0 with both referenced, or -errno with none. */
+static int get_futex_key_pair(u32 *uaddr1, u32 *uaddr2, bool private, struct futex_key *key1,
+			      struct futex_key *key2)
+{
+	int ret = get_futex_key(uaddr1, private, key1);
+
+	if (ret)
+		return ret;
+	ret = get_futex_key(uaddr2, private, key2);
+	if (ret)
+		key_put(key1);
+	return ret;
+}
+
 /*
  * FUTEX_REQUEUE and FUTEX_CMP_REQUEUE (cmpval: the value *uaddr1 must
  * hold, else -EAGAIN): wake nr_wake waiters of uaddr1 and move up to
@@ -369,14 +383,9 @@ static long futex_requeue(u32 *uaddr1, bool private, u32 *uaddr2, int nr_wake,
 
 	if (nr_wake < 0 || nr_requeue < 0)
 		return -EINVAL;
-	ret = get_futex_key(uaddr1, private, &key1);
+	ret = get_futex_key_pair(uaddr1, uaddr2, private, &key1, &key2);
 	if (ret)
 		return ret;
-	ret = get_futex_key(uaddr2, private, &key2);
-	if (ret) {
-		key_put(&key1);
-		return ret;
-	}
 	hb1 = key_bucket(&key1);
 	hb2 = key_bucket(&key2);
 	double_lock(hb1, hb2);
@@ -483,14 +492,9 @@ static long futex_wake_op(u32 *uaddr1, bool private, u32 *uaddr2, int nr_wake,
 	long ret;
 	int cond;
 
-	ret = get_futex_key(uaddr1, private, &key1);
+	ret = get_futex_key_pair(uaddr1, uaddr2, private, &key1, &key2);
 	if (ret)
 		return ret;
-	ret = get_futex_key(uaddr2, private, &key2);
-	if (ret) {
-		key_put(&key1);
-		return ret;
-	}
 	hb1 = key_bucket(&key1);
 	hb2 = key_bucket(&key2);
 	double_lock(hb1, hb2);

@@ -72,27 +72,28 @@ static void it_real_fn(struct timer_list *timer)
 	send_sig_kernel(SIGALRM, t);
 }
 
-static void __set_real(struct task *t, u64 value, u64 interval, u64 *old_value,
-		       u64 *old_interval)
+/* The interval, under siglock: itimer_real_rearm reads it there at delivery. */
+static void set_interval(struct task *t, u64 interval)
 {
-	unsigned long flags;
+	unsigned long flags = arch_local_irq_save();
 
-	*old_value = real_remaining(t);
-	*old_interval = t->it_real_incr;
-	/* No interval first (under siglock, as the re-arm on delivery reads it), then stop. */
-	flags = arch_local_irq_save();
-	spin_lock(&t->sighand->siglock);
-	t->it_real_incr = 0;
-	spin_unlock(&t->sighand->siglock);
-	arch_local_irq_restore(flags);
-	del_timer_sync(&t->real_timer);		/* an expiry running elsewhere finishes first */
-	if (!value)
-		return;
-	flags = arch_local_irq_save();
 	spin_lock(&t->sighand->siglock);
 	t->it_real_incr = interval;
 	spin_unlock(&t->sighand->siglock);
 	arch_local_irq_restore(flags);
+}
+
+static void __set_real(struct task *t, u64 value, u64 interval, u64 *old_value,
+		       u64 *old_interval)
+{
+	*old_value = real_remaining(t);
+	*old_interval = t->it_real_incr;
+	/* No interval first (the re-arm on delivery reads it), then stop. */
+	set_interval(t, 0);
+	del_timer_sync(&t->real_timer);		/* an expiry running elsewhere finishes first */
+	if (!value)
+		return;
+	set_interval(t, interval);
 	if (!t->real_timer.function)
 		timer_setup(&t->real_timer, it_real_fn);
 	mod_timer(&t->real_timer, ktime_get_ns() + min(value, KTIME_MAX));

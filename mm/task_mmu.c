@@ -315,7 +315,9 @@ static int show_vma(char *buf, size_t size, struct mm_struct *mm, struct vm_area
 	return len;
 }
 
-ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size)
+/* Each VMA's text from show into buf, under mmap_lock (read); cut when buf is full. */
+static ssize_t show_vmas(struct mm_struct *mm, char *buf, size_t size,
+			 int (*show)(char *, size_t, struct mm_struct *, struct vm_area_struct *))
 {
 	struct vm_area_struct *v;
 	size_t len = 0;
@@ -325,7 +327,7 @@ ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size)
 	buf[0] = '\0';
 	down_read(&mm->mmap_lock);
 	list_for_each_entry(v, &mm->vmas, vm_list) {
-		len += show_header(buf + len, size - len, mm, v);
+		len += show(buf + len, size - len, mm, v);
 		if (len + 1 >= size)
 			break;		/* cut: the caller asks again with more room */
 	}
@@ -333,20 +335,12 @@ ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size)
 	return (ssize_t)len;
 }
 
+ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size)
+{
+	return show_vmas(mm, buf, size, show_header);
+}
+
 ssize_t smaps_show(struct mm_struct *mm, char *buf, size_t size)
 {
-	struct vm_area_struct *v;
-	size_t len = 0;
-
-	if (!size)
-		return 0;
-	buf[0] = '\0';
-	down_read(&mm->mmap_lock);
-	list_for_each_entry(v, &mm->vmas, vm_list) {
-		len += show_vma(buf + len, size - len, mm, v);
-		if (len + 1 >= size)
-			break;		/* cut: the caller asks again with more room */
-	}
-	up_read(&mm->mmap_lock);
-	return (ssize_t)len;
+	return show_vmas(mm, buf, size, show_vma);
 }
