@@ -274,7 +274,7 @@ long sys_wait4(u64 upid, u64 ustatus, u64 options, u64 urusage, u64 a4, u64 a5)
 
 	if (options & ~(u64)WNOHANG)
 		return -EINVAL;
-	id = do_wait((long)upid, options & WNOHANG, true, &status);
+	id = do_wait((int)upid, options & WNOHANG, true, &status);
 	if (id > 0 && ustatus && copy_to_user((void *)ustatus, &status, sizeof(status)))
 		return -EFAULT;
 	(void)urusage;
@@ -297,8 +297,8 @@ long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 a4, u64 a5)
 		return -EINVAL;
 	if (idtype == P_ALL)
 		pid = -1;
-	else if (idtype == P_PID && (long)id > 0)
-		pid = (long)id;
+	else if (idtype == P_PID && (int)id > 0)
+		pid = (int)id;
 	else
 		return -EINVAL;
 	pid = do_wait(pid, options & WNOHANG, !(options & WNOWAIT), &status);
@@ -360,26 +360,26 @@ long sys_kill(u64 pid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	if (sig > _NSIG)
 		return -EINVAL;
-	if ((long)pid <= 0) {
-		pr_warn("kill(%ld): process groups and broadcast are not implemented (-ENOSYS)\n",
-			(long)pid);
+	if ((int)pid <= 0) {
+		pr_warn("kill(%d): process groups and broadcast are not implemented (-ENOSYS)\n",
+			(int)pid);
 		return -ENOSYS;
 	}
-	return kill_by_id(KILL_PROCESS, 0, (long)pid, (int)sig, SI_USER);
+	return kill_by_id(KILL_PROCESS, 0, (int)pid, (int)sig, SI_USER);
 }
 
 long sys_tkill(u64 tid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	if ((long)tid <= 0 || sig > _NSIG)
+	if ((int)tid <= 0 || sig > _NSIG)
 		return -EINVAL;
-	return kill_by_id(KILL_THREAD, 0, (long)tid, (int)sig, SI_TKILL);
+	return kill_by_id(KILL_THREAD, 0, (int)tid, (int)sig, SI_TKILL);
 }
 
 long sys_tgkill(u64 tgid, u64 tid, u64 sig, u64 a3, u64 a4, u64 a5)
 {
-	if ((long)tgid <= 0 || (long)tid <= 0 || sig > _NSIG)
+	if ((int)tgid <= 0 || (int)tid <= 0 || sig > _NSIG)
 		return -EINVAL;
-	return kill_by_id(KILL_THREAD_IN_GROUP, (long)tgid, (long)tid, (int)sig, SI_TKILL);
+	return kill_by_id(KILL_THREAD_IN_GROUP, (int)tgid, (int)tid, (int)sig, SI_TKILL);
 }
 
 /*

@@ -521,6 +521,16 @@ static void case_sigchld(void)
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 7);
 	CHECK(chld_code == CLD_EXITED && chld_pid == pid && chld_status == 7);
 
+	/* pid_t arguments are ints: garbage in a register's upper half is ignored, as Linux. */
+	pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(syscall(SYS_kill, (1L << 32) | (unsigned)pid, SIGTERM) == 0);
+	CHECK(syscall(SYS_wait4, (1L << 32) | (unsigned)pid, &st, 0, NULL) == pid);
+	CHECK(syscall(SYS_wait4, 0xffffffffL, &st, WNOHANG, NULL) == -1 && errno == ECHILD);
+
 	chld_code = 0;
 	pid = fork();
 	if (pid == 0) {
