@@ -16,6 +16,8 @@
 #include <quire/printk.h>
 #include <quire/errno.h>
 #include <quire/string.h>
+#include <quire/slab.h>
+#include <quire/uapi/resource.h>
 
 static DEFINE_SPINLOCK(process_lock);
 static DECLARE_WAIT_QUEUE_HEAD(child_exit_wq);
@@ -112,6 +114,16 @@ static long do_clone(const struct clone_args_k *a)
 	child->set_child_tid = a->flags & CLONE_CHILD_SETTID ? a->child_tid : NULL;
 	child->clear_child_tid = a->flags & CLONE_CHILD_CLEARTID ? a->child_tid : NULL;
 	child->mempolicy = parent->mempolicy;
+	if (!thread)
+		memcpy(child->rlim, parent->group_leader->rlim, sizeof(child->rlim));
+	if (!thread && parent->group_leader->exe_path) {
+		size_t n = strlen(parent->group_leader->exe_path) + 1;
+
+		child->exe_path = kmalloc(n, GFP_KERNEL);
+		if (!child->exe_path)
+			goto out_files;
+		memcpy(child->exe_path, parent->group_leader->exe_path, n);
+	}
 	child->exit_signal = thread ? 0 : (int)(a->flags & CSIGNAL);	/* threads tell nobody */
 	if (thread) {
 		child->tgid = parent->tgid;
@@ -221,9 +233,11 @@ static struct task *find_zombie(struct task *parent, long pid, bool *any)
 /*
  * Wait for a child (pid, or -1 for any) to end: its id and Linux wait
  * status, 0 with WNOHANG when none has ended yet, or -ECHILD. With
- * reap=false the child stays a zombie (waitid's WNOWAIT).
+ * reap=false the child stays a zombie (waitid's WNOWAIT). ru (may be NULL)
+ * gets the child's resource usage; a reaped child's is added to the
+ * caller's "children" figures (getrusage's RUSAGE_CHILDREN).
  */
-static long do_wait(long pid, bool nohang, bool reap, int *status)
+static long do_wait(long pid, bool nohang, bool reap, int *status, struct rusage *ru)
 {
 	struct task *z = NULL;
 	bool any;
@@ -254,7 +268,10 @@ static long do_wait(long pid, bool nohang, bool reap, int *status)
 	id = z->tid;
 	/* Every thread is gone: a group exit's status is final (-1: there was none). */
 	group = group_exit_status(z, -1);
+	if (ru)
+		child_rusage(z, ru);
 	if (reap) {
+		cputime_reap_child(current, z);
 		*status = kthread_join(z);
 	} else {
 		/* Not reaped: read the status once the task is fully dead. */
@@ -269,15 +286,17 @@ static long do_wait(long pid, bool nohang, bool reap, int *status)
 
 long sys_wait4(u64 upid, u64 ustatus, u64 options, u64 urusage, u64 a4, u64 a5)
 {
+	struct rusage ru;
 	int status;
 	long id;
 
 	if (options & ~(u64)WNOHANG)
 		return -EINVAL;
-	id = do_wait((int)upid, options & WNOHANG, true, &status);
+	id = do_wait((int)upid, options & WNOHANG, true, &status, &ru);
 	if (id > 0 && ustatus && copy_to_user((void *)ustatus, &status, sizeof(status)))
 		return -EFAULT;
-	(void)urusage;
+	if (id > 0 && urusage && copy_to_user((void *)urusage, &ru, sizeof(ru)))
+		return -EFAULT;
 	return id;
 }
 
@@ -287,9 +306,10 @@ long sys_wait4(u64 upid, u64 ustatus, u64 options, u64 urusage, u64 a4, u64 a5)
 #define WNOWAIT		0x01000000
 
 /* waitid: exited children only (WEXITED); stopped/continued need signals. */
-long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 a4, u64 a5)
+long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 urusage, u64 a5)
 {
 	int info[32] = { 0 };	/* siginfo_t, 128 bytes */
+	struct rusage ru = { 0 };
 	long pid;
 	int status;
 
@@ -301,7 +321,7 @@ long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 a4, u64 a5)
 		pid = (int)id;
 	else
 		return -EINVAL;
-	pid = do_wait(pid, options & WNOHANG, !(options & WNOWAIT), &status);
+	pid = do_wait(pid, options & WNOHANG, !(options & WNOWAIT), &status, &ru);
 	if (pid < 0)
 		return pid;
 	if (pid > 0) {
@@ -312,6 +332,8 @@ long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 a4, u64 a5)
 	}
 	/* With WNOHANG and nothing ended, Linux zeroes the structure. */
 	if (uinfo && copy_to_user((void *)uinfo, info, sizeof(info)))
+		return -EFAULT;
+	if (pid > 0 && urusage && copy_to_user((void *)urusage, &ru, sizeof(ru)))
 		return -EFAULT;
 	return 0;
 }

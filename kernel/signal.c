@@ -160,6 +160,7 @@ bool sighand_leave_group(struct task *t)
 	bool last;
 
 	lock_sighand(sh, &flags);
+	cputime_fold_thread(t);		/* in the same step as leaving the list */
 	list_del_init(&t->thread_node);
 	last = --sh->nr_threads == 0;
 	flush_sigqueue_mask(sh, &t->pending, ~0ULL);

@@ -39,6 +39,10 @@ void exit_notify(struct task *t, bool group_dead, int status);
 /* exec's part: the task becomes a process that kill(pid) can find. */
 void process_list_add(struct task *t);
 
+/* kernel/rlimit.c: Linux's default limits (every new task); t's process's soft limit. */
+void rlimit_init_defaults(struct task *leader);
+u64 task_rlimit(struct task *t, unsigned int resource);
+
 /* Boot: SYSCALL/SYSRET on this CPU. */
 void syscall_init(void);
 /* Start user mode at rip with stack rsp (arch/x86_64/kernel/syscall.S). */

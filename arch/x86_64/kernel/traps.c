@@ -178,6 +178,8 @@ static int do_user_page_fault(struct pt_regs *regs, u64 cr2)
 	if (regs->rflags & X86_EFLAGS_IF)
 		local_irq_enable();
 	err = handle_mm_fault(t->mm, cr2, flags);
+	if (!err)
+		account_page_fault();
 	if (err == -EIO && user_mode(regs)) {	/* a file page past the end of the file */
 		force_sig_fault(SIGBUS, BUS_ADRERR, cr2, "access beyond the end of a mapped file");
 		err = 0;			/* handled: the signal is on its way */
