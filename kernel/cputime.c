@@ -12,6 +12,7 @@
 #include <quire/cputime.h>
 #include <quire/sched.h>
 #include <quire/signal.h>
+#include <quire/itimer.h>
 #include <quire/syscalls.h>
 #include <quire/uaccess.h>
 #include <quire/errno.h>
@@ -32,6 +33,8 @@ void account_process_tick(bool user, u64 tick_ns)
 		add(t->cputime.utime_ns, tick_ns);
 	else
 		add(t->cputime.stime_ns, tick_ns);
+	if (t->sighand && t->mm)	/* a user process's thread, not exiting */
+		itimer_cpu_tick(t, user, tick_ns);
 }
 
 void account_page_fault(void)

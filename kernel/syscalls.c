@@ -46,6 +46,37 @@ static long sys_brk(u64 brk, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return ret;
 }
 
+/* The flags Linux 6.12's MAP_SHARED_VALIDATE accepts (its LEGACY_MAP_MASK and the rest). */
+#define MAP_KNOWN_FLAGS	(MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_GROWSDOWN |	\
+			 MAP_DENYWRITE | MAP_EXECUTABLE | MAP_LOCKED | MAP_NORESERVE |		\
+			 MAP_POPULATE | MAP_NONBLOCK | MAP_STACK | MAP_HUGETLB | MAP_SYNC |	\
+			 MAP_FIXED_NOREPLACE | (0x3fUL << MAP_HUGE_SHIFT))
+
+/*
+ * mmap's flags that do more than place the mapping: MAP_SHARED_VALIDATE
+ * (unknown flags -EOPNOTSUPP; MAP_SYNC too: no file here is DAX), and
+ * MAP_HUGETLB, which needs a hugetlb pool Quire does not have: -ENOMEM, as
+ * Linux answers when the pool is empty (its default), logged once.
+ */
+static long mmap_check_flags(u64 *flags)
+{
+	static bool hugetlb_reported;
+
+	if ((*flags & MAP_SHARED_VALIDATE) == MAP_SHARED_VALIDATE) {
+		if ((*flags & ~(u64)MAP_KNOWN_FLAGS) || (*flags & MAP_SYNC))
+			return -EOPNOTSUPP;
+		*flags &= ~(u64)MAP_PRIVATE;	/* MAP_SHARED from here on */
+	}
+	if (*flags & MAP_HUGETLB) {
+		if (!__atomic_exchange_n(&hugetlb_reported, true, __ATOMIC_RELAXED))
+			pr_warn("pid %d (%s): mmap MAP_HUGETLB: there are no hugetlb pages "
+				"(not implemented; -ENOMEM as with an empty pool)\n",
+				current->tgid, current->comm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 {
 	struct mm_struct *mm = current->mm;
@@ -56,6 +87,9 @@ static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 		return -EINVAL;
 	if (off & (PAGE_SIZE - 1))
 		return -EINVAL;
+	ret = mmap_check_flags(&flags);
+	if (ret)
+		return ret;
 	if (flags & MAP_ANONYMOUS) {
 		if ((flags & MAP_SHARED) && len) {
 			/* Shared anonymous memory is an unnamed RAM file, as on Linux (shmem). */
@@ -81,6 +115,16 @@ static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 	up_write(&mm->mmap_lock);
 	if (file)
 		fput(file);	/* the VMA holds its own reference */
+	/*
+	 * MAP_POPULATE (and MAP_LOCKED: with no swap a page, once there, stays)
+	 * faults the range in, as Linux's mm_populate: writing for a private
+	 * writable mapping (COW broken now), reading otherwise; failures are
+	 * not reported, the mapping stands.
+	 */
+	if (ret >= 0 && (flags & (MAP_POPULATE | MAP_LOCKED)) && !(flags & MAP_NONBLOCK) &&
+	    (prot & (PROT_READ | PROT_WRITE | PROT_EXEC)))
+		madvise_populate(mm, (u64)ret, len,
+				 (prot & PROT_WRITE) && !(flags & MAP_SHARED));
 	return ret;
 }
 

@@ -125,6 +125,12 @@ struct task {
 	 */
 	struct timer_list real_timer;
 	u64 it_real_incr;		/* its interval in ns; 0: it fires once */
+	/*
+	 * ITIMER_VIRTUAL ([0]) and ITIMER_PROF ([1]): CPU time left (0:
+	 * disarmed) and the interval, in ns, counted down by the tick's
+	 * samples of the process's threads; the leader's, under its siglock.
+	 */
+	struct { u64 value, incr; } it_cpu[2];
 	/* The user's x87/SSE registers while switched out (fxsave format). */
 	u8 fpu_state[512] __attribute__((aligned(16)));
 };

@@ -953,6 +953,109 @@ static void case_readlink_proc_self_exe(void)
 	ktap_report("readlink_and_proc_self_exe", NULL);
 }
 
+/* ---- 7. mmap's flags and where mmap puts things ---- */
+
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE	0x03
+#endif
+
+static int present_pages(const char *p, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		k += (pagemap_of(p + i * PAGE) & PM_PRESENT) != 0;
+	return k;
+}
+
+static void case_mmap_flags(void)
+{
+	char *p, *q;
+	int fd;
+
+	/* MAP_POPULATE faults everything in at once; without it, nothing is there. */
+	p = mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED && present_pages(p, 16) == 0);
+	munmap(p, 16 * PAGE);
+	p = mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	CHECK(p != MAP_FAILED && present_pages(p, 16) == 16);
+	CHECK(p[5 * PAGE] == 0);
+	munmap(p, 16 * PAGE);
+	fd = open("/tmp/abi-populate", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && ftruncate(fd, 8 * PAGE) == 0);
+	p = mmap(NULL, 8 * PAGE, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+	CHECK(p != MAP_FAILED && present_pages(p, 8) == 8);
+	munmap(p, 8 * PAGE);
+	/* MAP_SHARED_VALIDATE: MAP_SHARED, and unknown flags refused. */
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE, fd, 0);
+	CHECK(p != MAP_FAILED);
+	if (p != MAP_FAILED) {
+		p[0] = 'v';
+		CHECK(pread(fd, &p[1], 1, 0) == 1 && p[1] == 'v');	/* shared with the file */
+		munmap(p, PAGE);
+	}
+	errno = 0;
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED_VALIDATE | 0x400000, fd, 0) == MAP_FAILED &&
+	      errno == EOPNOTSUPP);
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED | 0x400000, fd, 0) != MAP_FAILED);	/* ignored */
+	close(fd);
+	unlink("/tmp/abi-populate");
+	/* No hugetlb pool: ENOMEM, as Linux with none reserved. */
+	CHECK(mmap(NULL, 2UL << 20, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0) == MAP_FAILED && errno == ENOMEM);
+	/* MAP_GROWSDOWN grows like a stack when touched just below. */
+	q = (char *)0x200000000000UL;
+	p = mmap(q, 2 * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_FIXED_NOREPLACE, -1, 0);
+	CHECK(p == q);
+	if (p == q) {
+		volatile char *below = (volatile char *)((uintptr_t)p - PAGE);
+
+		*below = 'g';			/* one page below its start: it grows */
+		CHECK(*below == 'g');
+		CHECK(munmap((void *)below, 3 * PAGE) == 0);
+	}
+	ktap_report("mmap_flags", NULL);
+}
+
+/*
+ * With the space below mmap_base full, mmap looks above it (Linux's
+ * bottom-up fallback). Filled with PROT_NONE mappings of shrinking sizes.
+ */
+static void case_mmap_fallback_search(void)
+{
+	static struct { char *p; unsigned long len; } maps[512];
+	int n = 0;
+	char *first = NULL, *above = NULL;
+
+	for (unsigned long len = 1UL << 40; len >= 64UL << 20 && !above; len >>= 1) {
+		while (n < 512) {
+			char *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				       -1, 0);
+
+			if (p == MAP_FAILED)
+				break;
+			maps[n].p = p;
+			maps[n++].len = len;
+			if (!first)
+				first = p;
+			else if (p > first) {
+				above = p;
+				break;
+			}
+		}
+	}
+	if (!above)
+		printf("    # first %p, %d mappings made\n", (void *)first, n);
+	while (n-- > 0)
+		munmap(maps[n].p, maps[n].len);
+	CHECK(first != NULL);
+	CHECK(above != NULL);	/* found room above mmap_base */
+	CHECK((unsigned long)above < 0x7ffffffff000UL - (1UL << 20));
+	ktap_report("mmap_fallback_search", NULL);
+}
+
 /* ---- 6. resource limits ---- */
 
 static void case_rlimits(void)
@@ -1012,7 +1115,7 @@ int main(int argc, char **argv)
 		return exe_is(argv[2]);
 	if (argc > 0 && argv[0][0] == '/')
 		self_path = argv[0];
-	ktap_begin("abi", 22);
+	ktap_begin("abi", 24);
 	case_pwrite_pread();
 	case_pwritev_preadv();
 	case_pwritev2_preadv2();
@@ -1035,5 +1138,7 @@ int main(int argc, char **argv)
 	case_getcwd_fchdir();
 	case_readlink_proc_self_exe();
 	case_rlimits();
+	case_mmap_flags();
+	case_mmap_fallback_search();
 	return ktap_finish();
 }

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -237,14 +238,64 @@ static void case_rusage_of_children(void)
 	ktap_report("rusage_of_children_and_times", NULL);
 }
 
+static volatile int vtalrms, profs;
+
+static void on_cpu_timer(int sig)
+{
+	if (sig == SIGVTALRM)
+		vtalrms++;
+	else if (sig == SIGPROF)
+		profs++;
+}
+
+static void case_cpu_itimers(void)
+{
+	struct itimerval every50 = { { 0, 50000 }, { 0, 50000 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct itimerval cur, old;
+	struct timespec nap = { 0, 300 * 1000000L };
+	int v;
+
+	signal(SIGVTALRM, on_cpu_timer);
+	signal(SIGPROF, on_cpu_timer);
+	CHECK(setitimer(ITIMER_VIRTUAL, &every50, NULL) == 0);
+	CHECK(setitimer(ITIMER_PROF, &every50, NULL) == 0);
+	CHECK(getitimer(ITIMER_VIRTUAL, &cur) == 0 && cur.it_interval.tv_usec == 50000 &&
+	      cur.it_value.tv_sec == 0 && cur.it_value.tv_usec > 0 && cur.it_value.tv_usec <= 50000);
+	/* Sleeping uses no CPU time: neither fires. */
+	nanosleep(&nap, NULL);
+	CHECK(vtalrms == 0 && profs == 0);
+	/* 400 ms of spinning: about 8 of each (one per 50 ms of CPU time). */
+	spin_ms(400);
+	v = vtalrms;
+	CHECK(v >= 4 && v <= 10);
+	CHECK(profs >= 4 && profs <= 10);
+	printf("    # %d SIGVTALRM, %d SIGPROF in 400 ms of CPU time\n", v, profs);
+	CHECK(setitimer(ITIMER_VIRTUAL, &off, &old) == 0 && old.it_interval.tv_usec == 50000);
+	CHECK(setitimer(ITIMER_PROF, &off, NULL) == 0);
+	CHECK(getitimer(ITIMER_VIRTUAL, &cur) == 0 && cur.it_value.tv_usec == 0 &&
+	      cur.it_interval.tv_usec == 0);
+	spin_ms(100);
+	CHECK(vtalrms == v);		/* disarmed: no more */
+	/* One shot, no interval: fires once. */
+	vtalrms = 0;
+	every50.it_interval.tv_usec = 0;
+	CHECK(setitimer(ITIMER_VIRTUAL, &every50, NULL) == 0);
+	spin_ms(200);
+	CHECK(vtalrms == 1);
+	signal(SIGVTALRM, SIG_DFL);
+	signal(SIGPROF, SIG_DFL);
+	ktap_report("cpu_itimers", NULL);
+}
+
 int main(void)
 {
-	ktap_begin("time", 6);
+	ktap_begin("time", 7);
 	case_realtime_from_rtc();
 	case_clock_settime_getres();
 	case_cputime_clocks();
 	case_realtime_deadlines();
 	case_getrusage_self();
 	case_rusage_of_children();
+	case_cpu_itimers();
 	return ktap_finish();
 }
