@@ -547,9 +547,12 @@ long sys_execve(u64 upath, u64 uargv, u64 uenvp, u64 a3, u64 a4, u64 a5)
 		err = kernel_read_file(files()->cwd, path, EXEC_MAX_SIZE, &image, &size);
 	if (!err) {
 		const char *base = strrchr(path, '/');
+		char old_comm[TASK_COMM_LEN];
 
+		memcpy(old_comm, current->comm, sizeof(old_comm));
 		strscpy(current->comm, base ? base + 1 : path, sizeof(current->comm));
 		err = exec_image(path, image, size, (const char *const *)argv, (const char *const *)envp);
+		memcpy(current->comm, old_comm, sizeof(old_comm));	/* it failed: still the old program */
 	}
 	/* Only a failed exec gets here: the process continues as it was. */
 	kfree(image);

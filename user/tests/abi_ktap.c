@@ -937,6 +937,19 @@ static void case_readlink_proc_self_exe(void)
 	CHECK(exec_sees_exe("/", "/tmp/abi-exe-link", "/tests/abi_ktap") == 0);
 	CHECK(exec_sees_exe("/", "/tmp/abi-exe-link", "/tmp/abi-exe-link") == 1);	/* can fail */
 
+	/* A failed execve leaves the program as it was. */
+	{
+		static const char bad_elf[] = "\177ELF not really";
+		int fd = open("/tmp/abi-bad-elf", O_WRONLY | O_CREAT | O_TRUNC, 0755);
+
+		CHECK(fd >= 0 && write(fd, bad_elf, sizeof(bad_elf)) == sizeof(bad_elf));
+		close(fd);
+		CHECK(execl("/tmp/abi-bad-elf", "abi-bad-elf", (char *)NULL) == -1 && errno == ENOEXEC);
+		unlink("/tmp/abi-bad-elf");
+		CHECK(readlink("/proc/self/exe", buf, sizeof(buf)) == (ssize_t)strlen(self_path) &&
+		      !memcmp(buf, self_path, strlen(self_path)));
+	}
+
 	/* readlink's rules */
 	memset(buf, 'x', sizeof(buf));
 	CHECK(readlink("/tmp/abi-exe-link", buf, 5) == 5 && !memcmp(buf, "/testx", 6));
