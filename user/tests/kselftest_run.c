@@ -1,10 +1,13 @@
 /*
  * kselftest_run: runs test programs one after the other and reports them as
- * one KTAP suite, linux_mm_selftests, with a case per program. Written for
- * Linux's mm selftests (scripts/linux-selftests.sh builds them), on Quire
- * and, as /init, on Linux itself (docs/linux-selftests.md).
+ * one KTAP suite, linux_mm_selftests (or -N's name), with a case per
+ * program. Written for Linux's mm selftests (scripts/linux-selftests.sh
+ * builds them), on Quire and, as /init, on Linux itself
+ * (docs/linux-selftests.md); it also runs the differential programs of
+ * tests/diff (-d, -o: docs/difftest.md).
  *
- *	kselftest_run [-i] [-S] [-t SECONDS] [-H NR_HUGEPAGES] [-f LIST] [PROG[,ARG...]...]
+ *	kselftest_run [-i] [-S] [-t SECONDS] [-H NR_HUGEPAGES] [-N SUITE]
+ *		      [-d DIR | -o] [-f LIST] [PROG[,ARG...]...]
  *
  * The programs come from the command line, or from LIST, a file with one
  * a line ('#' starts a comment; a name without '/' is in LIST's directory;
@@ -29,6 +32,18 @@
  * -H N: before each program, write N to /proc/sys/vm/nr_hugepages unless it
  * holds N already (a diagnostic says what changed, or once that it cannot),
  * as Linux's run_vmtests.sh reserves huge pages for the hugetlb tests.
+ * -d DIR: differential mode. Only a program's stdout is taken (its stderr is
+ * the runner's), whole, with a last line of its own for how it ended
+ * ("[exit status N]", "[killed by signal N]", "[timed out after S s]"), and
+ * compared with DIR/NAME.out (NAME: the case's name, spaces as '_'): ok when
+ * they are the same byte for byte, else not ok with the lines that differ
+ * ("# -  12| expected", "# +  12| got"); with no DIR/NAME.out, not ok and
+ * the whole output.
+ * -o: recording mode: the same output (stdout and the last line), printed
+ * whole as "#| LINE" diagnostics, then "# NAME: N lines, fnv1a 0xHASH" (the
+ * 32-bit FNV-1a of the lines, each with its '\n') so that whoever reads it
+ * off a serial console can tell it arrived whole; ok unless it timed out.
+ * -N SUITE: the suite's name.
  * -i: the program is init on Linux: mount /proc, /sys, /sys/kernel/debug,
  * /dev and /tmp first, and power off at the end (reboot(2)); Quire's
  * /bin/init has them all already.
@@ -44,6 +59,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +87,9 @@ struct test_case {
 static int timeout_s = 600;
 static int strict_skip;
 static int as_init;
+static const char *suite = SUITE;
+static const char *expected_dir;	/* -d: differential mode */
+static int recording;			/* -o */
 
 /* What one program printed, line by line, as it comes through the pipe. */
 struct output {
@@ -84,7 +103,16 @@ struct output {
 	int totals;			/* a kselftest "Totals:" line was seen */
 	int said_fail;			/* a line said "not ok", "FAIL" or "Fail" */
 	int pass, fail, xfail, xpass, skip, error;
+	char *all;			/* -d, -o: the whole output, without '\r' */
+	size_t all_len, all_cap;
+	int short_of_memory;		/* some of it could not be kept */
 };
+
+/* Differential (-d) and recording (-o) modes take stdout whole, not as diagnostics. */
+static int whole_output(void)
+{
+	return expected_dir || recording;
+}
 
 static double now(void)
 {
@@ -178,7 +206,9 @@ static void end_line(struct output *o)
 	read_totals(o, o->line);
 	strip_escapes(plain, sizeof(plain), o->line);
 	o->said_fail |= says_fail(plain);
-	if (o->lines++ < LINES_SHOWN)
+	if (whole_output())
+		o->lines++;
+	else if (o->lines++ < LINES_SHOWN)
 		printf("    # %s%s\n", o->line, o->cut ? " [cut]" : "");
 	else
 		o->hidden++;
@@ -194,9 +224,31 @@ static void end_line(struct output *o)
 	o->cut = 0;
 }
 
+/* Appends to the whole output (-d, -o); 0 when out of memory. */
+static int keep(struct output *o, const char *buf, size_t n)
+{
+	if (o->all_len + n + 1 > o->all_cap) {
+		size_t cap = (o->all_len + n + 1) * 2;
+		char *p = realloc(o->all, cap);
+
+		if (!p) {
+			o->short_of_memory = 1;
+			return 0;
+		}
+		o->all = p;
+		o->all_cap = cap;
+	}
+	memcpy(o->all + o->all_len, buf, n);
+	o->all_len += n;
+	o->all[o->all_len] = '\0';
+	return 1;
+}
+
 static void take(struct output *o, const char *buf, ssize_t n)
 {
 	for (ssize_t i = 0; i < n; i++) {
+		if (whole_output() && buf[i] != '\r')
+			keep(o, buf + i, 1);
 		if (buf[i] == '\n') {
 			end_line(o);
 		} else if (buf[i] != '\r') {
@@ -262,13 +314,216 @@ static pid_t start(char **argv, int out)
 		return pid;
 	setpgid(0, 0);			/* where there are process groups */
 	dup2(out, 1);
-	dup2(out, 2);
+	if (!whole_output())		/* -d, -o: stdout only; stderr stays the runner's */
+		dup2(out, 2);
 	close(out);
 	if (chdir("/tmp") != 0)
 		chdir("/");
 	execv(argv[0], argv);
 	fprintf(stderr, "kselftest_run: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
+}
+
+/* -d, -o: how the program ended, as the last line of its whole output. */
+static void ending_line(struct output *o, int status, int timed_out, int limit_s)
+{
+	static const char unended[] = "\n[no newline at the end]\n";
+	char line[64];
+
+	if (o->all_len && o->all[o->all_len - 1] != '\n')
+		keep(o, unended, strlen(unended));
+	if (timed_out)
+		snprintf(line, sizeof(line), "[timed out after %d s]\n", limit_s);
+	else if (WIFSIGNALED(status))
+		snprintf(line, sizeof(line), "[killed by signal %d]\n", WTERMSIG(status));
+	else
+		snprintf(line, sizeof(line), "[exit status %d]\n", WEXITSTATUS(status));
+	keep(o, line, strlen(line));
+}
+
+/* Splits text (each line ending in '\n', the last maybe not) in place; returns the count. */
+static size_t split_lines(char *text, size_t len, char ***lines)
+{
+	size_t n = 0, i;
+	int unended = len && text[len - 1] != '\n';
+	char **v;
+
+	for (i = 0; i < len; i++)
+		n += text[i] == '\n';
+	v = calloc(n + unended + 1, sizeof(*v));
+	if (!v)
+		return 0;
+	for (i = 0, n = 0; i < len; n++) {
+		char *end = memchr(text + i, '\n', len - i);
+
+		v[n] = text + i;
+		if (!end)
+			break;
+		*end = '\0';
+		i = end - text + 1;
+	}
+	*lines = v;
+	return n + unended;
+}
+
+/* -o: the whole output as "#| LINE", and its count and hash to check it arrived whole. */
+static void print_whole(struct output *o, const char *name)
+{
+	uint32_t hash = 2166136261u;	/* 32-bit FNV-1a */
+	size_t lines = 0;
+
+	for (size_t i = 0; i < o->all_len; i++) {
+		size_t len = strcspn(o->all + i, "\n");
+
+		printf("    #| %.*s\n", (int)len, o->all + i);
+		for (size_t k = 0; k <= len; k++)
+			hash = (hash ^ (unsigned char)(k < len ? o->all[i + k] : '\n')) * 16777619u;
+		lines++;
+		i += len;
+	}
+	printf("    # %s: %zu lines, fnv1a 0x%08x\n", name, lines, hash);
+}
+
+#define DIFF_SHOWN	80		/* lines of a diff printed */
+#define DIFF_LCS_MAX	(4u << 20)	/* table entries: past that, line by line */
+
+static void diff_line(int sign, size_t number, const char *text, size_t *shown)
+{
+	if ((*shown)++ < DIFF_SHOWN)
+		printf("    # %c%5zu| %s\n", sign, number, text);
+}
+
+/*
+ * The lines that differ between a (recorded) and b (this run), the way
+ * diff(1) finds them: a longest common subsequence (lcs[i][j]: of a from
+ * i and b from j), then every line outside it. Returns the count of lines
+ * that differ; prints the first DIFF_SHOWN.
+ */
+static size_t print_diff(char **a, size_t n, char **b, size_t m)
+{
+	unsigned short *lcs = NULL;
+	size_t i, j, shown = 0, w = m + 1;
+
+	if (n < 65535 && m < 65535 && (n + 1) * (m + 1) <= DIFF_LCS_MAX)
+		lcs = calloc((n + 1) * (m + 1), sizeof(*lcs));
+	for (i = n + 1; lcs && i-- > 0; )
+		for (j = m + 1; j-- > 0; ) {
+			if (i == n || j == m)
+				lcs[i * w + j] = 0;
+			else if (!strcmp(a[i], b[j]))
+				lcs[i * w + j] = lcs[(i + 1) * w + j + 1] + 1;
+			else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])
+				lcs[i * w + j] = lcs[(i + 1) * w + j];
+			else
+				lcs[i * w + j] = lcs[i * w + j + 1];
+		}
+	for (i = 0, j = 0; i < n || j < m; ) {
+		if (i < n && j < m && !strcmp(a[i], b[j])) {
+			i++;
+			j++;
+		} else if (i < n && (j == m || !lcs || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])) {
+			diff_line('-', i + 1, a[i], &shown);
+			i++;
+			if (!lcs && j < m) {	/* no table: line against line */
+				diff_line('+', j + 1, b[j], &shown);
+				j++;
+			}
+		} else {
+			diff_line('+', j + 1, b[j], &shown);
+			j++;
+		}
+	}
+	if (shown > DIFF_SHOWN)
+		printf("    # (%zu more lines differ)\n", shown - DIFF_SHOWN);
+	free(lcs);
+	return shown;
+}
+
+/* The whole of a file, '\0'-terminated, or NULL (errno says why). */
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, got;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 4096 + 1 > cap) {
+			char *p = realloc(buf, cap = (n + 4096 + 1) * 2);
+
+			if (!p) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = p;
+		}
+		got = fread(buf + n, 1, 4096, f);
+		n += got;
+	} while (got > 0);
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/*
+ * -d: the whole output against DIR/NAME.out. Returns 1 when they differ
+ * (why says how), after printing the lines that differ.
+ */
+static int compare_whole(struct output *o, const char *name, char *why, size_t size)
+{
+	char path[512], file[256], *expected, **a = NULL, **b = NULL;
+	size_t len = 0, n, m, differ;
+
+	snprintf(file, sizeof(file), "%s", name);
+	for (char *p = file; *p; p++)
+		if (*p == ' ' || *p == '/')
+			*p = '_';
+	snprintf(path, sizeof(path), "%s/%s.out", expected_dir, file);
+	expected = read_file(path, &len);
+	if (!expected) {
+		snprintf(why, size, "no recorded output: %.160s: %s (make difftest-record)", path,
+			 strerror(errno));
+		print_whole(o, name);
+		return 1;
+	}
+	if (len == o->all_len && !memcmp(expected, o->all, len)) {
+		free(expected);
+		return 0;
+	}
+	n = split_lines(expected, len, &a);
+	m = split_lines(o->all, o->all_len, &b);
+	printf("    # %s: differs from %s (-: recorded, +: this run; line numbers of each)\n",
+	       name, path);
+	differ = (a || !n) && (b || !m) ? print_diff(a, n, b, m) : 0;
+	snprintf(why, size, "output differs from %.160s: %zu lines", path, differ);
+	free(a);
+	free(b);
+	free(expected);
+	return 1;
+}
+
+/* -d, -o: the case's verdict on the whole output; returns 1 when it failed. */
+static int whole_verdict(struct output *o, const char *name, int status, int timed_out,
+			 int limit_s, char *why, size_t size)
+{
+	why[0] = '\0';
+	ending_line(o, status, timed_out, limit_s);
+	if (o->short_of_memory) {
+		snprintf(why, size, "runner: out of memory for the output");
+		return 1;
+	}
+	if (expected_dir)
+		return compare_whole(o, name, why, size);
+	print_whole(o, name);
+	if (timed_out) {
+		snprintf(why, size, "timed out after %d s: not recorded", limit_s);
+		return 1;
+	}
+	return 0;
 }
 
 /*
@@ -332,7 +587,9 @@ static int run_one(int number, char *spec, int limit_s)
 		printf("    # (%ld more lines not shown)\n", o->hidden);
 
 	failed = 1;
-	if (timed_out) {
+	if (whole_output()) {
+		failed = whole_verdict(o, name, status, timed_out, limit_s, why, sizeof(why));
+	} else if (timed_out) {
 		snprintf(why, sizeof(why), "timed out after %d s", limit_s);
 	} else if (WIFSIGNALED(status)) {
 		snprintf(why, sizeof(why), "killed by signal %d (%s)", WTERMSIG(status),
@@ -377,6 +634,7 @@ static int run_one(int number, char *spec, int limit_s)
 	else
 		printf("    ok %d %s\n", number, name);
 	fflush(stdout);
+	free(o->all);
 	free(o);
 	return failed;
 }
@@ -497,8 +755,8 @@ static int read_list(const char *path, struct test_case *cases, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: kselftest_run [-i] [-S] [-t SECONDS] [-H NR_HUGEPAGES] "
-		"[-f LIST] [PROG[,ARG...]...]\n");
+	fprintf(stderr, "usage: kselftest_run [-i] [-S] [-t SECONDS] [-H NR_HUGEPAGES] [-N SUITE] "
+		"[-d DIR | -o] [-f LIST] [PROG[,ARG...]...]\n");
 }
 
 static int finish(int failed)
@@ -518,9 +776,12 @@ int main(int argc, char **argv)
 	long hugepages = -1;
 	int opt, failed = 0, n = 0;
 
-	while ((opt = getopt(argc, argv, "iSt:H:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "iSt:H:f:N:d:o")) != -1) {
 		switch (opt) {
 		case 'i': as_init = 1; break;
+		case 'N': suite = optarg; break;
+		case 'd': expected_dir = optarg; break;
+		case 'o': recording = 1; break;
 		case 'S': strict_skip = 1; break;
 		case 't': timeout_s = atoi(optarg); break;
 		case 'H': hugepages = atol(optarg); break;
@@ -536,18 +797,22 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (timeout_s <= 0)
 		timeout_s = 600;
+	if (expected_dir && recording) {
+		usage();
+		return finish(1);
+	}
 	if (list && (n = read_list(list, cases, 0)) < 0)
 		return finish(1);
 	for (int i = optind; i < argc && n < MAX_CASES; i++)
 		cases[n++].spec = argv[i];
 	mkdir("/tmp", 01777);
-	printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: %s\n    1..%d\n", SUITE, n);
+	printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: %s\n    1..%d\n", suite, n);
 	for (int i = 0; i < n; i++) {
 		if (hugepages >= 0)
 			set_hugepages(hugepages);
 		failed += run_one(i + 1, cases[i].spec, cases[i].timeout_s ? cases[i].timeout_s : timeout_s);
 	}
-	printf("%sok 1 %s\n", failed || n == 0 ? "not " : "", SUITE);
+	printf("%sok 1 %s\n", failed || n == 0 ? "not " : "", suite);
 	printf("# kselftest_run: %d of %d failed%s\n", failed, n, n == 0 ? " (no program given)" : "");
 	return finish(failed || n == 0);
 }
