@@ -596,7 +596,7 @@ __attribute__((noreturn)) static void sig_fatal(int sig, const siginfo_t *info, 
 #define FIX_EFLAGS	0x50dd5UL	/* CF PF AF ZF SF TF DF OF RF AC: the user's to change */
 
 static void fill_sigcontext(struct sigcontext *sc, const struct pt_regs *regs, u64 oldmask,
-			    const siginfo_t *info, u64 fpstate)
+			    u64 fpstate)
 {
 	*sc = (struct sigcontext){
 		.r8 = regs->r8, .r9 = regs->r9, .r10 = regs->r10, .r11 = regs->r11,
@@ -605,11 +605,9 @@ static void fill_sigcontext(struct sigcontext *sc, const struct pt_regs *regs, u
 		.rdx = regs->rdx, .rax = regs->rax, .rcx = regs->rcx, .rsp = regs->rsp,
 		.rip = regs->rip, .eflags = regs->rflags, .cs = (u16)regs->cs,
 		.ss = (u16)regs->ss, .oldmask = oldmask, .fpstate = fpstate,
+		/* The last trap that sent a signal, whichever this one is (as Linux). */
+		.trapno = current->trap_nr, .err = current->trap_err, .cr2 = current->trap_cr2,
 	};
-	if (info->si_signo == SIGSEGV || info->si_signo == SIGBUS) {
-		sc->cr2 = info->f.fault.addr;
-		sc->trapno = 14;
-	}
 }
 
 /* Build the rt_sigframe on the user stack and point the registers at the handler. */
@@ -635,7 +633,7 @@ static int setup_rt_frame(int sig, const siginfo_t *info, const struct k_sigacti
 	f.uc.uc_stack = current->sas;
 	if (on_alt)
 		f.uc.uc_stack.ss_flags = SS_ONSTACK;
-	fill_sigcontext(&f.uc.uc_mcontext, regs, oldmask, info, fp);
+	fill_sigcontext(&f.uc.uc_mcontext, regs, oldmask, fp);
 	f.uc.uc_sigmask = oldmask;
 	f.info = *info;
 
