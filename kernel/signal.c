@@ -784,6 +784,7 @@ long sys_rt_sigaction(u64 sig, u64 uact, u64 uoact, u64 sigsetsize, u64 a4, u64 
 		return -EINVAL;
 	if (uact && copy_from_user(&act, (void *)uact, sizeof(act)))
 		return -EFAULT;
+	act.flags &= SA_UAPI_FLAGS;		/* as Linux: unknown flags read back as 0 */
 	lock_sighand(sh, &flags);
 	old = sh->action[sig - 1];
 	if (uact) {
