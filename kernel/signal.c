@@ -733,8 +733,15 @@ static void do_signal(struct pt_regs *regs, bool from_syscall)
 		if (ka.handler == SIG_IGN)
 			continue;
 		if (ka.handler != SIG_DFL) {
+			/*
+			 * As Linux: a frame for each signal pending and unblocked
+			 * (under the mask this handler adds), each on top of the
+			 * last, before going back; the last one's handler runs
+			 * first. The interrupted call is settled by the first.
+			 */
 			handle_signal(sig, &info, &ka, regs, from_syscall);
-			return;
+			from_syscall = false;
+			continue;
 		}
 		if (DEFAULT_IGNORE & sigmask(sig))
 			continue;
