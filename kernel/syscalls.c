@@ -160,6 +160,9 @@ static long sys_getuid(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 #define RLIMIT_CORE	4
 #define RLIMIT_NOFILE	7
 #define RLIMIT_MEMLOCK	8
+#define RLIMIT_MSGQUEUE	12
+#define RLIMIT_NICE	13
+#define RLIMIT_RTPRIO	14
 #define RLIM_NLIMITS	16
 #define RLIM_INFINITY	(~0UL)
 
@@ -179,6 +182,11 @@ static struct rlimit64 default_rlimit(unsigned int resource)
 		return (struct rlimit64){ NR_OPEN_MAX, NR_OPEN_MAX };
 	case RLIMIT_MEMLOCK:
 		return (struct rlimit64){ 8UL << 20, 8UL << 20 };
+	case RLIMIT_MSGQUEUE:
+		return (struct rlimit64){ 819200, 819200 };	/* Linux's MQ_BYTES_MAX */
+	case RLIMIT_NICE:
+	case RLIMIT_RTPRIO:
+		return (struct rlimit64){ 0, 0 };
 	default:
 		return (struct rlimit64){ RLIM_INFINITY, RLIM_INFINITY };
 	}
