@@ -120,22 +120,25 @@ static void set_and_read(void)
 static void other_processes(void)
 {
 	struct lim l = { 77, 88 }, now;
-	int fds[2], st;
+	int fds[2], back[2], st;
 	char c;
 	pid_t pid;
 
 	xprlimit(0, RLIMIT_CORE, &l, NULL);
 	pipe(fds);
+	pipe(back);
 	pid = fork();
 	if (pid == 0) {
 		xprlimit(0, RLIMIT_CORE, NULL, &now);
 		say("fork child inherits: soft %s hard %s", value(now.cur), value(now.max));
 		fflush(stdout);
+		write(back[1], "x", 1);		/* its line first, then the parent's */
 		read(fds[0], &c, 1);		/* until the parent has set its limit */
 		xprlimit(0, RLIMIT_CORE, NULL, &now);
 		say("fork child after its parent set it: soft %s hard %s", value(now.cur), value(now.max));
 		_exit(0);
 	}
+	read(back[0], &c, 1);
 	if (xprlimit(pid, RLIMIT_CORE, NULL, &now) == 0)
 		say("prlimit64 read the child's: soft %s hard %s", value(now.cur), value(now.max));
 	else
@@ -149,6 +152,8 @@ static void other_processes(void)
 	waitpid(pid, &st, 0);
 	close(fds[0]);
 	close(fds[1]);
+	close(back[0]);
+	close(back[1]);
 }
 
 static void nofile_at_work(void)
