@@ -38,7 +38,7 @@
  * compared with DIR/NAME.out (NAME: the case's name, spaces as '_'): ok when
  * they are the same byte for byte, else not ok with the lines that differ
  * ("# -  12| expected", "# +  12| got"); with no DIR/NAME.out, not ok and
- * the whole output.
+ * the whole output (user/tests/output_diff.h).
  * -o: recording mode: the same output (stdout and the last line), printed
  * whole as "#| LINE" diagnostics, then "# NAME: N lines, fnv1a 0xHASH" (the
  * 32-bit FNV-1a of the lines, each with its '\n') so that whoever reads it
@@ -59,7 +59,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +69,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include "output_diff.h"
 
 #define SUITE		"linux_mm_selftests"
 #define KSFT_SKIP	4		/* kselftest.h's exit status for a skip */
@@ -341,171 +341,6 @@ static void ending_line(struct output *o, int status, int timed_out, int limit_s
 	keep(o, line, strlen(line));
 }
 
-/* Splits text (each line ending in '\n', the last maybe not) in place; returns the count. */
-static size_t split_lines(char *text, size_t len, char ***lines)
-{
-	size_t n = 0, i;
-	int unended = len && text[len - 1] != '\n';
-	char **v;
-
-	for (i = 0; i < len; i++)
-		n += text[i] == '\n';
-	v = calloc(n + unended + 1, sizeof(*v));
-	if (!v)
-		return 0;
-	for (i = 0, n = 0; i < len; n++) {
-		char *end = memchr(text + i, '\n', len - i);
-
-		v[n] = text + i;
-		if (!end)
-			break;
-		*end = '\0';
-		i = end - text + 1;
-	}
-	*lines = v;
-	return n + unended;
-}
-
-/* -o: the whole output as "#| LINE", and its count and hash to check it arrived whole. */
-static void print_whole(struct output *o, const char *name)
-{
-	uint32_t hash = 2166136261u;	/* 32-bit FNV-1a */
-	size_t lines = 0;
-
-	for (size_t i = 0; i < o->all_len; i++) {
-		size_t len = strcspn(o->all + i, "\n");
-
-		printf("    #| %.*s\n", (int)len, o->all + i);
-		for (size_t k = 0; k <= len; k++)
-			hash = (hash ^ (unsigned char)(k < len ? o->all[i + k] : '\n')) * 16777619u;
-		lines++;
-		i += len;
-	}
-	printf("    # %s: %zu lines, fnv1a 0x%08x\n", name, lines, hash);
-}
-
-#define DIFF_SHOWN	80		/* lines of a diff printed */
-#define DIFF_LCS_MAX	(4u << 20)	/* table entries: past that, line by line */
-
-static void diff_line(int sign, size_t number, const char *text, size_t *shown)
-{
-	if ((*shown)++ < DIFF_SHOWN)
-		printf("    # %c%5zu| %s\n", sign, number, text);
-}
-
-/*
- * The lines that differ between a (recorded) and b (this run), the way
- * diff(1) finds them: a longest common subsequence (lcs[i][j]: of a from
- * i and b from j), then every line outside it. Returns the count of lines
- * that differ; prints the first DIFF_SHOWN.
- */
-static size_t print_diff(char **a, size_t n, char **b, size_t m)
-{
-	unsigned short *lcs = NULL;
-	size_t i, j, shown = 0, w = m + 1;
-
-	if (n < 65535 && m < 65535 && (n + 1) * (m + 1) <= DIFF_LCS_MAX)
-		lcs = calloc((n + 1) * (m + 1), sizeof(*lcs));
-	for (i = n + 1; lcs && i-- > 0; )
-		for (j = m + 1; j-- > 0; ) {
-			if (i == n || j == m)
-				lcs[i * w + j] = 0;
-			else if (!strcmp(a[i], b[j]))
-				lcs[i * w + j] = lcs[(i + 1) * w + j + 1] + 1;
-			else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])
-				lcs[i * w + j] = lcs[(i + 1) * w + j];
-			else
-				lcs[i * w + j] = lcs[i * w + j + 1];
-		}
-	for (i = 0, j = 0; i < n || j < m; ) {
-		if (i < n && j < m && !strcmp(a[i], b[j])) {
-			i++;
-			j++;
-		} else if (i < n && (j == m || !lcs || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])) {
-			diff_line('-', i + 1, a[i], &shown);
-			i++;
-			if (!lcs && j < m) {	/* no table: line against line */
-				diff_line('+', j + 1, b[j], &shown);
-				j++;
-			}
-		} else {
-			diff_line('+', j + 1, b[j], &shown);
-			j++;
-		}
-	}
-	if (shown > DIFF_SHOWN)
-		printf("    # (%zu more lines differ)\n", shown - DIFF_SHOWN);
-	free(lcs);
-	return shown;
-}
-
-/* The whole of a file, '\0'-terminated, or NULL (errno says why). */
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, got;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n + 4096 + 1 > cap) {
-			char *p = realloc(buf, cap = (n + 4096 + 1) * 2);
-
-			if (!p) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = p;
-		}
-		got = fread(buf + n, 1, 4096, f);
-		n += got;
-	} while (got > 0);
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-/*
- * -d: the whole output against DIR/NAME.out. Returns 1 when they differ
- * (why says how), after printing the lines that differ.
- */
-static int compare_whole(struct output *o, const char *name, char *why, size_t size)
-{
-	char path[512], file[256], *expected, **a = NULL, **b = NULL;
-	size_t len = 0, n, m, differ;
-
-	snprintf(file, sizeof(file), "%s", name);
-	for (char *p = file; *p; p++)
-		if (*p == ' ' || *p == '/')
-			*p = '_';
-	snprintf(path, sizeof(path), "%s/%s.out", expected_dir, file);
-	expected = read_file(path, &len);
-	if (!expected) {
-		snprintf(why, size, "no recorded output: %.160s: %s (make difftest-record)", path,
-			 strerror(errno));
-		print_whole(o, name);
-		return 1;
-	}
-	if (len == o->all_len && !memcmp(expected, o->all, len)) {
-		free(expected);
-		return 0;
-	}
-	n = split_lines(expected, len, &a);
-	m = split_lines(o->all, o->all_len, &b);
-	printf("    # %s: differs from %s (-: recorded, +: this run; line numbers of each)\n",
-	       name, path);
-	differ = (a || !n) && (b || !m) ? print_diff(a, n, b, m) : 0;
-	snprintf(why, size, "output differs from %.160s: %zu lines", path, differ);
-	free(a);
-	free(b);
-	free(expected);
-	return 1;
-}
-
 /* -d, -o: the case's verdict on the whole output; returns 1 when it failed. */
 static int whole_verdict(struct output *o, const char *name, int status, int timed_out,
 			 int limit_s, char *why, size_t size)
@@ -517,8 +352,8 @@ static int whole_verdict(struct output *o, const char *name, int status, int tim
 		return 1;
 	}
 	if (expected_dir)
-		return compare_whole(o, name, why, size);
-	print_whole(o, name);
+		return compare_whole(o->all, o->all_len, expected_dir, name, why, size);
+	print_whole(o->all, o->all_len, name);
 	if (timed_out) {
 		snprintf(why, size, "timed out after %d s: not recorded", limit_s);
 		return 1;
