@@ -245,10 +245,12 @@ write_lists() {
     while read -r c; do
         c=${c%%[[:space:]]*}
         mapfile -t all < <(read_cases "$all_list")
-        specs "${all[@]}" | grep -qxF -- "$c" ||
+        # Not grep -q: it stops reading at the match, and the SIGPIPE of
+        # specs then fails the pipeline (pipefail) now and then.
+        specs "${all[@]}" | grep -xF -- "$c" >/dev/null ||
             die "$quire_list: '$c' is not a case of $all_list"
         [ -n "${LSELFTESTS:-}" ] || continue
-        specs "${cases[@]}" | grep -qxF -- "$c" || die "LSELFTESTS leaves out '$c' of $quire_list"
+        specs "${cases[@]}" | grep -xF -- "$c" >/dev/null || die "LSELFTESTS leaves out '$c' of $quire_list"
     done <"$bin/quire.list"
 }
 
