@@ -175,8 +175,8 @@ static int compare_whole(char *text, size_t len, const char *dir, const char *na
 	}
 	n = split_lines(expected, elen, &a);
 	m = split_lines(text, len, &b);
-	printf("    # %s: differs from %s (-: recorded, +: this run; line numbers of each)\n",
-	       name, path);
+	printf("    # the output differs from %s (-: recorded, +: this run; line numbers of each)\n",
+	       path);
 	differ = (a || !n) && (b || !m) ? print_diff(a, n, b, m) : 0;
 	snprintf(why, size, "output differs from %.160s: %zu lines", path, differ);
 	free(a);
