@@ -115,6 +115,12 @@ struct task {
 	u64 saved_sigmask;		/* rt_sigsuspend's mask to restore once a handler runs */
 	bool restore_sigmask;
 	volatile bool sigpending;	/* an unblocked signal waits: look at the next return to user */
+	/*
+	 * The last trap that sent this thread a signal, which every signal
+	 * frame's sigcontext reports after it (trapno, err, cr2), as on Linux:
+	 * set by the architecture's trap handler (arch/x86_64/kernel/traps.c).
+	 */
+	u64 trap_nr, trap_err, trap_cr2;
 	u64 robust_list;		/* set_robust_list (recorded) */
 	struct mempolicy mempolicy;	/* set_mempolicy; inherited by fork (mm/mempolicy.c) */
 	/*
