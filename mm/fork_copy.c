@@ -28,13 +28,16 @@ static int copy_present_page(struct vm_area_struct *dst_vma, pte_t *dst, pte_t s
 			     struct page *page, unsigned long addr)
 {
 	struct folio *copy = folio_alloc(__GFP_MOVABLE | __GFP_NOWARN, 0, numa_node_id());
+	pte_t entry;
 
 	if (!copy)
 		return -ENOMEM;
 	memcpy(folio_address(copy), page_address(page), PAGE_SIZE);
-	*dst = pfn_pte(folio_pfn(copy), pte_write(src), pte_exec(src));
+	entry = pfn_pte(folio_pfn(copy), pte_write(src), pte_exec(src));
 	if (pte_protnone(src))
-		*dst = pte_mkprotnone(*dst);
+		entry = pte_mkprotnone(entry);
+	/* Release: the copy's bytes before the mapping (the child's table may be live). */
+	set_pte_release(dst, entry);
 	folio_add_new_anon_rmap(copy, dst_vma, addr, RMAP_EXCLUSIVE);
 	atomic_long_inc(&dst_vma->vm_mm->rss);
 	return 0;
@@ -48,7 +51,7 @@ static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_
 	bool cow = !(src_vma->vm_flags & VM_SHARED);
 
 	while (addr < end) {
-		pte_t entry = *src;
+		pte_t entry = ptep_get(src);
 		struct page *page;
 		struct folio *folio;
 		int nr;
@@ -58,7 +61,7 @@ static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_
 			continue;
 		}
 		if (is_zero_pfn(pte_pfn(entry))) {
-			*dst = entry;
+			set_pte(dst, entry);
 			src++, dst++, addr += PAGE_SIZE;
 			continue;
 		}
@@ -82,10 +85,21 @@ static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_
 			folio_dup_file_rmap_ptes(folio, page, nr, dst_vma);
 		}
 		folio_ref_add(folio, nr);
-		for (int i = 0; i < nr; i++) {
-			if (cow)
-				src[i] = pte_wrprotect(src[i]);
-			dst[i] = src[i];
+		/*
+		 * Each parent PTE loses write access atomically (another thread
+		 * of the parent may be writing through it: its MMU sets D), then
+		 * the child gets what it holds, D included. (One loop per case:
+		 * wrprotect_ptes, then a copy loop, cost 3 more instructions a
+		 * page, and so did one loop testing cow inside.)
+		 */
+		if (cow) {
+			for (int i = 0; i < nr; i++) {
+				ptep_set_wrprotect(src_vma->vm_mm, addr, src + i);
+				set_pte(dst + i, ptep_get(src + i));
+			}
+		} else {
+			for (int i = 0; i < nr; i++)
+				set_pte(dst + i, ptep_get(src + i));
 		}
 		atomic_long_add(nr, &dst_mm->rss);
 		src += nr, dst += nr, addr += (unsigned long)nr << PAGE_SHIFT;
@@ -121,8 +135,7 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 		err = copy_ptes(dst_vma, src_vma, dst, src, addr, end);
 		/* Even after an error: the entries copied so far are counted in the rmap. */
 		dst_ptl = pmd_lock(dst_mm, dst_pmd);
-		__atomic_store_n(dst_pmd, mk_table_entry(page_to_phys(table)),
-				 __ATOMIC_RELEASE);
+		pmd_populate(dst_pmd, page_to_phys(table));	/* release: its entries first */
 		spin_unlock(dst_ptl);
 	} else {
 		dst = pte_offset_map_lock(dst_mm, dst_pmd, addr, &dst_ptl);

@@ -90,8 +90,7 @@ vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long 
 	ptl = pmd_lock(mm, pmd);
 	if (!*pmd) {
 		/* Release: the folio's zeroes before the mapping (Linux: __folio_mark_uptodate). */
-		__atomic_store_n(pmd, pfn_pmd(folio_pfn(folio), true, vma->vm_flags & VM_EXEC),
-				 __ATOMIC_RELEASE);
+		set_pmd_release(pmd, pfn_pmd(folio_pfn(folio), true, vma->vm_flags & VM_EXEC));
 		folio_add_new_anon_rmap(folio, vma, haddr, RMAP_EXCLUSIVE);
 		pgtable_deposit(mm, pmd, table);
 		atomic_long_add(HPAGE_PMD_NR, &mm->rss);
@@ -116,20 +115,22 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr, p
 	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
 	spinlock_t *ptl = pmd_lock(mm, pmd);
 	vm_fault_t ret = VM_FAULT_DONE;
+	pte_t entry = pmdp_get(pmd);
 	struct folio *folio;
 
-	if (!pmd_leaf(*pmd) || pte_write(*pmd)) {
+	if (!pmd_leaf(entry) || pte_write(entry)) {
 		/* Made writable meanwhile: done. Split or unmapped: by PTE. */
-		ret = pmd_leaf(*pmd) ? VM_FAULT_DONE : VM_FAULT_FALLBACK;
+		ret = pmd_leaf(entry) ? VM_FAULT_DONE : VM_FAULT_FALLBACK;
 		goto out;
 	}
-	folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
+	folio = page_folio(pfn_to_page(pmd_pfn(entry)));
+	entry = pmd_mkdirty(pmd_mkwrite(pmd_mkyoung(entry)));
 	if (PageAnonExclusive(folio_page(folio, 0))) {
-		*pmd = pmd_mkdirty(pmd_mkwrite(*pmd));
+		pmdp_set_access_flags(vma, haddr, pmd, entry, true);
 	} else if (folio_mapped_by_us_only(folio)) {
 		for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
 			SetPageAnonExclusive(folio_page(folio, i));
-		*pmd = pmd_mkdirty(pmd_mkwrite(*pmd));
+		pmdp_set_access_flags(vma, haddr, pmd, entry, true);
 	} else {
 		/* Shared: copy-on-write goes page by page, as on Linux. */
 		__split_huge_pmd_locked(vma, pmd, haddr);
@@ -154,8 +155,9 @@ bool copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vm
 		return false;
 	}
 	folio_get(folio);
-	*src_pmd = pmd_wrprotect(*src_pmd);
-	*dst_pmd = *src_pmd;
+	/* Atomic: another thread of the parent may be writing through it (D). */
+	pmdp_set_wrprotect(src_vma->vm_mm, addr, src_pmd);
+	set_pmd(dst_pmd, pmdp_get(src_pmd));
 	pgtable_deposit(dst_vma->vm_mm, dst_pmd, table);
 	atomic_long_add(HPAGE_PMD_NR, &dst_vma->vm_mm->rss);
 	return true;
@@ -166,7 +168,7 @@ struct folio *zap_huge_pmd(struct vm_area_struct *vma, pte_t *pmd, struct page *
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
 
 	lockdep_assert_held(pmd_lockptr(vma->vm_mm, pmd));
-	WRITE_ONCE(*pmd, 0);
+	pmdp_huge_get_and_clear(vma->vm_mm, 0, pmd);	/* (its dirty bit: nothing uses it yet) */
 	folio_remove_rmap_pmd(folio, folio_page(folio, 0), vma);
 	atomic_long_sub(HPAGE_PMD_NR, &vma->vm_mm->rss);
 	*table = pgtable_withdraw(vma->vm_mm, pmd);
@@ -179,15 +181,24 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
 	struct page *page = folio_page(folio, 0);
 	struct page *table = pgtable_withdraw(mm, pmd);
-	pte_t entry = pmd_pte(*pmd);
+	pte_t entry = pmd_pte(pmdp_get(pmd));
 	pte_t *ptes;
 
 	if (!table)
 		panic("__split_huge_pmd_locked: no page table deposited for the PMD at %#lx",
 		      haddr);
+	/*
+	 * The leaf stays mapped until the table replaces it below, and the MMU
+	 * may set its D bit meanwhile (a thread writing through it): a
+	 * writable leaf's PTEs are made dirty, so no such write is lost. (Its
+	 * A bit is set from its creation on and nothing clears it; Linux
+	 * makes the leaf not present first, pmdp_invalidate, to read both.)
+	 */
+	if (pte_write(entry))
+		entry = pte_mkdirty(entry);
 	ptes = page_address(table);
-	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
-		ptes[i] = entry + (i << PAGE_SHIFT);
+	/* Not reachable yet (the release below publishes them), but stored as any entry is. */
+	set_ptes(mm, haddr, ptes, entry, HPAGE_PMD_NR);
 	/* The PTE mappings first, so the folio never looks unmapped in between. */
 	if (rmap_batching) {
 		folio_add_anon_rmap_ptes(folio, page, HPAGE_PMD_NR, vma, haddr, RMAP_NONE);
@@ -204,8 +215,7 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	 * reach the table before) and unmap or copy a page, and its rmap call
 	 * must find the PTE mapping counted.
 	 */
-	__atomic_store_n(pmd, mk_table_entry(page_to_phys(table)),
-			 __ATOMIC_RELEASE);
+	pmd_populate(pmd, page_to_phys(table));
 	count_thp_event(THP_SPLIT_PMD);
 }
 

@@ -69,8 +69,8 @@ int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr)
 	if ((unsigned long)max_nr > folio_end - pte_pfn(pte))
 		max_nr = (int)(folio_end - pte_pfn(pte));
 	while (nr < max_nr) {
-		expect += PAGE_SIZE;	/* the next page's frame, same bits */
-		if (pte_batch_bits(ptep[nr]) != expect)
+		expect = pte_next_pfn(expect);	/* the next page's frame, same bits */
+		if (pte_batch_bits(ptep_get(ptep + nr)) != expect)
 			break;
 		nr++;
 	}
@@ -178,12 +178,13 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *p
 		ret = -EIO;		/* truncated meanwhile */
 	} else if (!pte_present(*pte)) {
 		if (copy) {
-			__atomic_store_n(pte, mk_pte(vma, folio_page(copy, 0), true), __ATOMIC_RELEASE);
+			/* Release: the copy's bytes before the mapping. */
+			set_pte_release(pte, mk_pte(vma, folio_page(copy, 0), true));
 			folio_add_new_anon_rmap(copy, vma, addr, RMAP_EXCLUSIVE);
 			copy = NULL;		/* the mapping keeps our reference */
 		} else {
-			WRITE_ONCE(*pte, mk_pte(vma, folio_page(folio, 0),
-						shared && (vma->vm_flags & VM_WRITE)));
+			set_pte(pte, mk_pte(vma, folio_page(folio, 0),
+					    shared && (vma->vm_flags & VM_WRITE)));
 			folio_add_file_rmap_pte(folio, folio_page(folio, 0), vma);
 			folio_get(folio);	/* the mapping's; ours goes below */
 		}
@@ -198,11 +199,11 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *p
 	return ret;
 }
 
-/* Are the nr PTEs from pte on all empty? */
+/* Are the nr PTEs from pte on all empty? (Also a peek without the lock.) */
 static bool ptes_none(pte_t *pte, unsigned long nr)
 {
 	for (unsigned long i = 0; i < nr; i++)
-		if (pte[i])
+		if (ptep_get(pte + i))
 			return false;
 	return true;
 }
@@ -271,11 +272,9 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma, p
 		return -EAGAIN;
 	}
 	if (ptes_none(pte, nr)) {
-		pte_t entry = mk_pte(vma, folio_page(folio, 0), true);
-
 		/* Release: the folio's zeroes before the mapping (Linux: __folio_mark_uptodate). */
-		for (unsigned long i = 0; i < nr; i++)
-			__atomic_store_n(&pte[i], entry + (i << PAGE_SHIFT), __ATOMIC_RELEASE);
+		set_ptes_release(mm, start, pte, mk_pte(vma, folio_page(folio, 0), true),
+				 (unsigned int)nr);
 		if (nr > 1)
 			folio_ref_add(folio, (int)nr - 1);	/* one reference per PTE */
 		folio_add_new_anon_rmap(folio, vma, start, RMAP_EXCLUSIVE);
@@ -308,7 +307,8 @@ enum wp_result {
 static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte,
 				 struct folio *copy, struct folio **old_out)
 {
-	unsigned long pfn = pte_pfn(*pte);
+	pte_t entry = ptep_get(pte);
+	unsigned long pfn = pte_pfn(entry);
 	struct page *page = is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
 	struct folio *folio = page ? page_folio(page) : NULL;
 
@@ -323,7 +323,8 @@ static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 		folio_unlock(folio);
 	}
 	if (reuse) {
-		*pte = pte_mkdirty(pte_mkwrite(*pte));
+		ptep_set_access_flags(vma, addr, pte, pte_mkdirty(pte_mkwrite(pte_mkyoung(entry))),
+				      true);
 		SetPageAnonExclusive(page);
 		return WP_REUSED;
 	}
@@ -333,8 +334,12 @@ static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 		memcpy(folio_address(copy), page_address(page), PAGE_SIZE);
 	else
 		memset(folio_address(copy), 0, PAGE_SIZE);
-	/* Release: the copy's bytes before the mapping. */
-	__atomic_store_n(pte, mk_pte(vma, folio_page(copy, 0), true), __ATOMIC_RELEASE);
+	/*
+	 * Release: the copy's bytes before the mapping. One store over the old
+	 * entry, no xchg: it is not writable, so the MMU can only have set its
+	 * A bit, which nobody needs once the old page is unmapped.
+	 */
+	set_pte_release(pte, mk_pte(vma, folio_page(copy, 0), true));
 	folio_add_new_anon_rmap(copy, vma, addr & PAGE_MASK, RMAP_EXCLUSIVE);
 	if (folio) {
 		folio_remove_rmap_pte(folio, page, vma);
@@ -366,8 +371,8 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 		pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
 		if (!pte)
 			return -EAGAIN;
-		if (!*pte)
-			WRITE_ONCE(*pte, mk_pte(vma, zero_page, false));
+		if (!ptep_get(pte))
+			set_pte(pte, mk_pte(vma, zero_page, false));
 		pte_unmap_unlock(pte, ptl);
 		return 0;
 	}
@@ -421,15 +426,18 @@ static bool pmd_fault_allowed(struct vm_area_struct *vma, unsigned long addr)
 }
 
 /* A write to a present page of a shared file mapping: the page-cache page itself. */
-static int shared_file_write(struct mm_struct *mm, pte_t *pmd, unsigned long addr)
+static int shared_file_write(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *pmd,
+			     unsigned long addr)
 {
 	spinlock_t *ptl;
-	pte_t *p = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	pte_t *p = pte_offset_map_lock(mm, pmd, addr, &ptl), entry;
 
 	if (!p)
 		return -EAGAIN;
-	if (pte_present(*p))
-		*p = pte_mkdirty(pte_mkwrite(*p));
+	entry = ptep_get(p);
+	if (pte_present(entry))
+		ptep_set_access_flags(vma, addr, p, pte_mkdirty(pte_mkwrite(pte_mkyoung(entry))),
+				      true);
 	pte_unmap_unlock(p, ptl);
 	flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
 	return 0;
@@ -467,7 +475,7 @@ static int __handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma, p
 		if (!write)
 			return 0;	/* present: nothing to do for a read */
 		if (vma->vm_flags & VM_SHARED)
-			return shared_file_write(mm, pmd, addr);
+			return shared_file_write(mm, vma, pmd, addr);
 		/* A private write to a present page: copy-on-write below. */
 	}
 	return handle_pte_fault(mm, vma, pmd, addr, write);

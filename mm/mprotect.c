@@ -31,37 +31,71 @@ static struct page *entry_page(pte_t entry, unsigned long pfn)
 	return is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
 }
 
-/* One page table's PTEs in [addr, end); that table's lock held. */
-static bool change_pte_range(pte_t *pmd, unsigned long addr, unsigned long end,
-			     unsigned long vm_flags)
+/*
+ * One page table's PTEs in [addr, end); that table's lock held. A PTE
+ * that changes goes through Linux's ptep_modify_prot_start/commit: an
+ * xchg clears it and returns its last value, dirty bit included (another
+ * CPU's MMU may set D on a writable PTE up to that moment), and the new
+ * protection is made from that value. PTE walkers take the table's lock
+ * before they look, so none sees the PTE empty in between.
+ */
+static bool change_pte_range(struct vm_area_struct *vma, pte_t *pmd, unsigned long addr,
+			     unsigned long end, unsigned long vm_flags)
 {
 	bool changed = false;
 
 	lockdep_assert_held(pte_lockptr(NULL, pmd));
 	while (addr < end) {
-		pte_t *pte = pte_offset(pmd, addr);
+		pte_t *pte = pte_offset(pmd, addr), entry = ptep_get(pte);
 		struct page *page;
 		int nr = 1;
 
-		if (!pte_has_page(*pte)) {
+		if (!pte_has_page(entry)) {
 			addr += PAGE_SIZE;
 			continue;
 		}
-		page = entry_page(*pte, pte_pfn(*pte));
+		page = entry_page(entry, pte_pfn(entry));
 		if (page)
-			nr = folio_pte_batch(page_folio(page), pte, *pte,
+			nr = folio_pte_batch(page_folio(page), pte, entry,
 					     (int)((end - addr) >> PAGE_SHIFT));
-		for (int i = 0; i < nr; i++) {
-			pte_t new = new_protection(pte[i], page ? page + i : NULL, vm_flags);
+		for (int i = 0; i < nr; i++, addr += PAGE_SIZE) {
+			struct page *p = page ? page + i : NULL;
+			pte_t old = ptep_get(pte + i);
 
-			if (new != pte[i]) {
-				pte[i] = new;
-				changed = true;
-			}
+			if (new_protection(old, p, vm_flags) == old)
+				continue;
+			old = ptep_modify_prot_start(vma, addr, pte + i);
+			ptep_modify_prot_commit(vma, addr, pte + i, old,
+						new_protection(old, p, vm_flags));
+			changed = true;
 		}
-		addr += (unsigned long)nr << PAGE_SHIFT;
 	}
 	return changed;
+}
+
+/*
+ * A PMD leaf wholly in the range (its PMD table's lock held): one cmpxchg
+ * from the entry's last value, again, if the MMU set A or D meanwhile.
+ * Not Linux's way (it makes the leaf not present first,
+ * pmdp_invalidate_ad, a state its walkers know): a PMD is never empty on
+ * the way here, since the lockless PMD peeks (page_vma_mapped_walk, the
+ * split's mapper_lock; faults and zaps, should protections ever change
+ * under mmap_lock for reading as NUMA hinting does on Linux) take an
+ * empty PMD for an empty block and would pass the folio by.
+ */
+static bool change_huge_pmd(pte_t *pmd, unsigned long vm_flags)
+{
+	pte_t old = pmdp_get(pmd), new, found;
+
+	for (;;) {
+		new = new_protection(old, pfn_to_page(pmd_pfn(old)), vm_flags);
+		if (new == old)
+			return false;
+		found = pmdp_cmpxchg(pmd, old, new);
+		if (found == old)
+			return true;
+		old = found;
+	}
 }
 
 void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end)
@@ -80,10 +114,7 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
 			if (!pmd_leaf(*pmd)) {
 				/* split meanwhile: by PTE below */
 			} else if (IS_ALIGNED(addr, PMD_SIZE) && next == addr + PMD_SIZE) {
-				pte_t new = new_protection(*pmd, pfn_to_page(pmd_pfn(*pmd)), vm_flags);
-
-				changed |= new != *pmd;
-				*pmd = new;
+				changed |= change_huge_pmd(pmd, vm_flags);
 			} else {
 				__split_huge_pmd_locked(vma, pmd, ALIGN_DOWN(addr, PMD_SIZE));
 				changed = true;
@@ -92,7 +123,7 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
 		}
 		pte = pmd ? pte_offset_map_lock(mm, pmd, addr, &ptl) : NULL;
 		if (pte) {
-			changed |= change_pte_range(pmd, addr, next, vm_flags);
+			changed |= change_pte_range(vma, pmd, addr, next, vm_flags);
 			pte_unmap_unlock(pte, ptl);
 		}
 		addr = next;

@@ -71,10 +71,13 @@ static bool move_pmd_entry(struct mm_struct *mm, pte_t *old_pmd, pte_t *new_pmd)
 	bool moved = false;
 
 	lock_second(old_ptl, new_ptl);
-	if (!*new_pmd && *old_pmd) {
-		pte_t entry = *old_pmd;
+	if (!pmdp_get(new_pmd) && pmdp_get(old_pmd)) {
+		/*
+		 * xchg (as move_ptes): a THP's leaf may get its D bit, and a
+		 * table entry its A bit, from another CPU's MMU until it is clear.
+		 */
+		pte_t entry = pmdp_huge_get_and_clear(mm, 0, old_pmd);
 
-		*old_pmd = 0;
 		if (pmd_leaf(entry)) {
 			struct page *table = pgtable_withdraw(mm, old_pmd);
 
@@ -82,7 +85,7 @@ static bool move_pmd_entry(struct mm_struct *mm, pte_t *old_pmd, pte_t *new_pmd)
 				panic("mremap: no page table deposited for the PMD mapping at %p", old_pmd);
 			pgtable_deposit(mm, new_pmd, table);
 		}
-		*new_pmd = entry;
+		set_pmd(new_pmd, entry);
 		moved = true;
 	}
 	unlock_pair(old_ptl, new_ptl);
@@ -106,16 +109,17 @@ static bool move_ptes(struct mm_struct *mm, pte_t *old_pmd, unsigned long old_ad
 	new_ptl = pte_lockptr(mm, new_pmd);
 	lock_second(old_ptl, new_ptl);
 	new_pte = pte_offset(new_pmd, new_addr);
-	for (; old_addr < old_end; old_addr += PAGE_SIZE, old_pte++, new_pte++) {
-		if (!*old_pte)
+	for (; old_addr < old_end; old_addr += PAGE_SIZE, new_addr += PAGE_SIZE, old_pte++,
+	     new_pte++) {
+		if (!ptep_get(old_pte))
 			continue;
-		if (*new_pte) {
+		if (ptep_get(new_pte)) {
 			/* The new range was emptied first: never here. The entry stays (unmapped later). */
 			pr_err("the new range is mapped already at %#lx\n", new_addr);
 			continue;
 		}
-		*new_pte = *old_pte;
-		*old_pte = 0;
+		/* As Linux: xchg, so a D bit the MMU sets until then moves too. */
+		set_pte(new_pte, ptep_get_and_clear(mm, old_addr, old_pte));
 		moved = true;
 	}
 	unlock_pair(old_ptl, new_ptl);
@@ -149,7 +153,7 @@ static unsigned long move_page_tables(struct vm_area_struct *vma, unsigned long 
 		unsigned long extent = move_extent(old_addr, old_end, new_addr);
 		pte_t *old_pmd = pmd_lookup(mm->pgd, old_addr, false), *new_pmd;
 
-		if (!old_pmd || !*old_pmd)
+		if (!old_pmd || !pmdp_get(old_pmd))
 			goto next;	/* nothing mapped in this block */
 		new_pmd = pmd_alloc(mm, new_addr);
 		if (!new_pmd)
@@ -159,11 +163,11 @@ static unsigned long move_page_tables(struct vm_area_struct *vma, unsigned long 
 			goto next;
 		}
 		/* Part of a THP's block (or the new block has a table already): by PTEs. */
-		if (pmd_leaf(*old_pmd))
+		if (pmd_leaf(pmdp_get(old_pmd)))
 			split_huge_pmd(vma, old_addr);
 		if (pte_alloc(mm, new_pmd))
 			break;
-		if (pmd_leaf(*new_pmd)) {
+		if (pmd_leaf(pmdp_get(new_pmd))) {
 			pr_err("a PMD mapping at %#lx is in the way\n", new_addr);	/* never: emptied */
 			break;
 		}

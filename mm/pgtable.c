@@ -115,7 +115,7 @@ phys_addr_t pgd_alloc(void)
 
 static void free_table(phys_addr_t table, int level)
 {
-	u64 *t = __va(table);
+	pte_t *t = __va(table);
 
 	if (level > 1)
 		for (int i = 0; i < 512; i++)
@@ -126,7 +126,7 @@ static void free_table(phys_addr_t table, int level)
 
 void pgd_free(phys_addr_t pgd)
 {
-	u64 *t = __va(pgd);
+	pte_t *t = __va(pgd);
 
 	for (int i = 0; i < KERNEL_PGD_FIRST; i++)
 		if (pte_present(t[i]))
@@ -139,28 +139,25 @@ void pgd_free(phys_addr_t pgd)
  * the spare goes back). Without an mm's locks: for tables only this thread
  * fills (tests); the fault paths use pmd_alloc and pte_alloc.
  */
-static bool install_table(u64 *e)
+static bool install_table(pte_t *e)
 {
 	struct page *p = pagetable_alloc();
-	u64 expect = 0;
 
 	if (!p)
 		return false;
-	if (!__atomic_compare_exchange_n(e, &expect,
-					 mk_table_entry(page_to_phys(p)),
-					 false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	if (!pmd_populate_none(e, page_to_phys(p)))
 		pagetable_free(p);
 	return true;
 }
 
 pte_t *pmd_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
 {
-	u64 *t = __va(pgd);
+	pte_t *t = __va(pgd);
 
 	if (addr >= USER_TOP)
 		return NULL;
 	for (int shift = 39; shift > PMD_SHIFT; shift -= 9) {
-		u64 *e = &t[(addr >> shift) & 511];
+		pte_t *e = &t[(addr >> shift) & 511];
 
 		if (!pmd_present(READ_ONCE(*e)) && (!alloc || !install_table(e)))
 			return NULL;
@@ -171,7 +168,7 @@ pte_t *pmd_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
 
 pte_t *pte_offset(pte_t *pmd, unsigned long addr)
 {
-	return &((u64 *)__va(pgtable_phys(READ_ONCE(*pmd))))[(addr >> PAGE_SHIFT) & 511];
+	return &((pte_t *)__va(pgtable_phys(READ_ONCE(*pmd))))[(addr >> PAGE_SHIFT) & 511];
 }
 
 pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
@@ -180,19 +177,19 @@ pte_t *pte_lookup(phys_addr_t pgd, unsigned long addr, bool alloc)
 
 	if (!pmd || pmd_leaf(READ_ONCE(*pmd)))
 		return NULL;
-	if (!pmd_present(READ_ONCE(*pmd)) && (!alloc || *pmd || !install_table(pmd)))
+	if (!pmd_present(READ_ONCE(*pmd)) && (!alloc || READ_ONCE(*pmd) || !install_table(pmd)))
 		return NULL;
 	return pmd_is_table(READ_ONCE(*pmd)) ? pte_offset(pmd, addr) : NULL;
 }
 
 pte_t *pmd_alloc(struct mm_struct *mm, unsigned long addr)
 {
-	u64 *t = __va(mm->pgd);
+	pte_t *t = __va(mm->pgd);
 
 	if (addr >= USER_TOP)
 		return NULL;
 	for (int shift = 39; shift > PMD_SHIFT; shift -= 9) {
-		u64 *e = &t[(addr >> shift) & 511];
+		pte_t *e = &t[(addr >> shift) & 511];
 
 		if (!pmd_present(READ_ONCE(*e))) {
 			struct page *p = pagetable_alloc();
@@ -202,7 +199,7 @@ pte_t *pmd_alloc(struct mm_struct *mm, unsigned long addr)
 			spin_lock(&mm->page_table_lock);
 			if (!pmd_present(*e)) {
 				/* Release: its zeroes and its lock before it can be found. */
-				__atomic_store_n(e, mk_table_entry(page_to_phys(p)), __ATOMIC_RELEASE);
+				pmd_populate(e, page_to_phys(p));
 				p = NULL;
 			}
 			spin_unlock(&mm->page_table_lock);
@@ -227,7 +224,7 @@ int pte_alloc(struct mm_struct *mm, pte_t *pmd)
 	ptl = pmd_lock(mm, pmd);
 	if (!*pmd) {
 		/* Release: its zeroes and its lock before a lockless walker can find it. */
-		__atomic_store_n(pmd, mk_table_entry(page_to_phys(p)), __ATOMIC_RELEASE);
+		pmd_populate(pmd, page_to_phys(p));
 		p = NULL;
 	}
 	spin_unlock(ptl);
@@ -252,6 +249,6 @@ struct page *pte_table_detach(phys_addr_t pgd, unsigned long addr)
 	if (!pmd || !pmd_is_table(*pmd))
 		return NULL;	/* none, or a 2 MiB mapping: the caller unmaps it first */
 	table = pfn_to_page(PHYS_PFN(pgtable_phys(*pmd)));
-	WRITE_ONCE(*pmd, 0);
+	pmd_clear(pmd);
 	return table;
 }

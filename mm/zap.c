@@ -63,7 +63,7 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 
 	lockdep_assert_held(pte_lockptr(mm, pmd));
 	while (addr < end && tlb->nr < tlb->cap) {
-		pte_t *pte = pte_offset(pmd, addr), entry = *pte;
+		pte_t *pte = pte_offset(pmd, addr), entry = ptep_get(pte);
 		struct page *page;
 		struct folio *folio;
 		int nr;
@@ -74,15 +74,22 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 		}
 		tlb->flush = true;
 		if (is_zero_pfn(pte_pfn(entry))) {
-			*pte = 0;
+			pte_clear(mm, addr, pte);	/* read-only: the MMU sets no D on it */
 			addr += PAGE_SIZE;
 			continue;
 		}
 		page = pfn_to_page(pte_pfn(entry));
 		folio = page_folio(page);
 		nr = folio_pte_batch(folio, pte, entry, (int)((end - addr) >> PAGE_SHIFT));
+		/*
+		 * xchg each (Linux's get_and_clear_full_ptes): a writable PTE may
+		 * get its D bit from another CPU's MMU until it is clear. (Nothing
+		 * needs that bit after the zap yet: anonymous folios are dirty by
+		 * nature, ramfs's page-cache folios from the start, and there is
+		 * no writeback; Linux passes it on with folio_mark_dirty.)
+		 */
 		for (int i = 0; i < nr; i++)
-			pte[i] = 0;
+			ptep_get_and_clear(mm, addr + ((unsigned long)i << PAGE_SHIFT), pte + i);
 		folio_remove_rmap_ptes(folio, page, nr, vma);
 		atomic_long_sub(nr, &mm->rss);
 		tlb_gather(tlb, folio, nr);

@@ -17,6 +17,17 @@
 #      mm calls the arch interface, never one arch's internals.
 #   5. mm/ and include/quire/ name no page-table bit (_PAGE_*, PTE_PFN_MASK):
 #      the entry format is the arch's, behind accessors (asm/pte_format.h).
+#   6. mm/ and include/quire/ store to a page-table entry only through the
+#      arch's accessors (set_pte, set_ptes, set_pmd, pte_clear,
+#      ptep_get_and_clear, ptep_set_wrprotect, pmd_populate, ...:
+#      asm/pgtable.h), never by a plain store, compound assignment, ++/--,
+#      or a raw WRITE_ONCE/__atomic_*/memset/memcpy on it: an entry may be
+#      live, and lockless readers and the MMU need every store to be one
+#      marked store or one atomic instruction (docs/locking.md, "Stores to
+#      live entries"). An entry pointer is any name declared `pte_t *` in
+#      the file, a `->pte`/`->pmd` (or `.pte`/`.pmd`) member, or what
+#      pte_offset, pte_lookup, pmd_lookup, pmd_alloc or pte_offset_map_lock
+#      return.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
@@ -29,7 +40,7 @@ rule() {	# rule N NAME: report the rule just checked
 	bad=0
 }
 echo "KTAP version 1"
-echo "1..5"
+echo "1..6"
 
 # Headers under include/quire/ that are the face of fs/, drivers/ or arch
 # internals toward kernel/, not something mm/ may lean on.
@@ -137,6 +148,60 @@ while IFS=: read -r file line text; do
 done < <(grep -nE '\b(_PAGE_(PRESENT|RW|USER|PWT|PCD|ACCESSED|DIRTY|PSE|PAT|GLOBAL|PROTNONE|NX)|PTE_PFN_MASK)\b' \
 	mm/*.c mm/*.h include/quire/*.h)
 rule 5 mm_names_no_page_table_bit
+
+# 6. Stores to page-table entries go through the arch's accessors. Comments
+#    are blanked first (lines kept); the names are collected per file. A
+#    `TYPE *name = ...` declaration is not a store; `return *p = x` is.
+read -r -d '' RULE6_SCAN <<'PERL'
+my $ops = qr{(?:=(?!=)|[-+*/%&|^]=|<<=|>>=|\+\+|--)};
+my $getters = qr{(?:pte_offset|pte_lookup|pmd_lookup|pmd_alloc|pte_offset_map_lock)};
+my $prims = qr{(?:WRITE_ONCE|__atomic_\w+|__sync_\w+|memset|memcpy|memmove)};
+for my $file (@ARGV) {
+	open(my $fh, "<", $file) or die "$file: $!\n";
+	my $src = do { local $/; <$fh> };
+	close $fh;
+	$src =~ s{/\*.*?\*/}{ (my $c = $&) =~ s/[^\n]//g; $c }gse;
+	$src =~ s{//[^\n]*}{}g;
+	my %names;
+	$names{$1} = 1 while $src =~ /\bpte_t\s*\*\s*([A-Za-z_]\w*)/g;
+	for my $decl ($src =~ /^[ \t]*(?:const\s+)?pte_t\b[^;{]*/mg) {
+		$names{$1} = 1 while $decl =~ /,\s*\*\s*([A-Za-z_]\w*)/g;
+	}
+	my $alt = '\w+\s*(?:->|\.)\s*(?:pte|pmd)\b';
+	$alt .= '|\b(?:' . join('|', map { quotemeta } sort keys %names) . ')\b' if %names;
+	my $ptr = qr{(?:$alt)};
+	my $lineno = 0;
+	for my $line (split /\n/, $src, -1) {
+		$lineno++;
+		my $why;
+		while ($line =~ /\*\s*\(?\s*$ptr\s*\)?\s*(?:\[[^\]]*\])?\s*$ops/g) {
+			my $before = substr($line, 0, $-[0]);
+			next if $before =~ /\b(\w+)\s*$/ && $1 !~ /^(?:return|else|do|case)$/;
+			next if $before =~ /,\s*$/ && $line =~ /^\s*(?:const\s+)?pte_t\b/;
+			$why = "stores to an entry directly";
+			last;
+		}
+		$why //= "stores to an entry directly"
+			if $line =~ /(?:\+\+|--)\s*\*\s*$ptr/ || $line =~ /$ptr\s*\[[^\]]*\]\s*$ops/;
+		$why //= "stores through a page-table walker's result directly"
+			if $line =~ /\*\s*$getters\s*\([^;]*\)\s*$ops/;
+		$why //= "writes an entry with a raw primitive"
+			if $line =~ /\b$prims\s*\(\s*&?\s*\*?\s*\(?\s*$ptr/;
+		$why //= "sees a page table as u64 * (entries are pte_t, the names this rule knows)"
+			if $line =~ /\bu64\s*\*\s*\w+\s*=\s*(?:\(\s*u64\s*\*\s*\)\s*)?(?:__va|page_address)\b/;
+		next unless $why;
+		(my $text = $line) =~ s/^\s+//;
+		print "$file:$lineno: $why (use asm/pgtable.h's accessors): $text\n";
+	}
+}
+PERL
+if ! rule6_out=$(perl -e "$RULE6_SCAN" mm/*.c mm/*.h include/quire/*.h); then
+	offend "the scan itself failed (perl)"
+fi
+while IFS= read -r offence; do
+	[ -n "$offence" ] && offend "$offence"
+done <<<"$rule6_out"
+rule 6 mm_stores_entries_through_accessors
 
 [ $failed = 0 ] && echo "# check-layering: OK"
 exit $failed

@@ -1,15 +1,16 @@
 /*
  * The generic page-table walker's interface (mm/pgtable.c). The entry
  * format and its accessors are the architecture's (asm/pte_format.h:
- * x86-64's 4 levels, kept by the host build too); its hooks are in
- * asm/pgtable.h.
+ * x86-64's 4 levels, kept by the host build too); its hooks, and the
+ * accessors that load and store an entry (set_pte, ptep_get_and_clear,
+ * ...: the only way mm/ stores to one), are in asm/pgtable.h.
  */
 #ifndef QUIRE_PTE_H
 #define QUIRE_PTE_H
 
 #include <quire/types.h>
 #include <asm/page.h>
-#include <asm/pte_format.h>
+#include <asm/pgtable.h>	/* the entry format (asm/pte_format.h) and its accessors */
 
 struct page;
 

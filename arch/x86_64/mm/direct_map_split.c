@@ -27,8 +27,10 @@ static int split_leaf(u64 *e, unsigned long size)
 		return -ENOMEM;
 	t = page_address(p);
 	for (int i = 0; i < 512; i++)
-		t[i] = ((leaf & PTE_PFN_MASK) + i * small) | flags | (small > PAGE_SIZE ? _PAGE_PSE : 0);
-	*e = page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW;
+		set_pte(&t[i], ((leaf & PTE_PFN_MASK) + i * small) | flags |
+			       (small > PAGE_SIZE ? _PAGE_PSE : 0));
+	/* Other CPUs use the direct map all along: the table's leaves before the entry. */
+	set_pte_release(e, page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW);
 	return 0;
 }
 
@@ -56,7 +58,11 @@ int direct_map_set_present(unsigned long va, bool present)
 	if (!err) {
 		u64 *pte = &t[(va >> 12) & 511];
 
-		*pte = present ? *pte | _PAGE_PRESENT : *pte & ~_PAGE_PRESENT;
+		/* Atomic: the MMU may set A or D on the live leaf meanwhile. */
+		if (present)
+			__atomic_fetch_or(pte, _PAGE_PRESENT, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_and(pte, ~(u64)_PAGE_PRESENT, __ATOMIC_RELAXED);
 	}
 	spin_unlock_irqrestore(&direct_map_lock, flags);
 	if (!err)

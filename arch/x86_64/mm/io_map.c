@@ -9,6 +9,7 @@
 #include <asm/io_map.h>
 #include <asm/direct_map.h>
 #include <asm/page.h>
+#include <asm/pgtable.h>
 #include <quire/mm.h>
 #include <quire/printk.h>
 #include <quire/spinlock.h>
@@ -42,7 +43,8 @@ static u64 *walk(unsigned long va)
 
 			if (!p)
 				return NULL;
-			*e = page_to_phys(p) | PTE_PRESENT | PTE_WRITE;
+			/* Release: the table's zeroes before the entry (the MMU walks it). */
+			set_pte_release(e, page_to_phys(p) | PTE_PRESENT | PTE_WRITE);
 		}
 		t = table_of(*e);
 	}
@@ -75,8 +77,8 @@ int kmap_set_pte(unsigned long va, phys_addr_t phys, bool present, bool uncached
 	spin_lock_irqsave(&kmap_lock, flags);
 	pte = walk(va);
 	if (pte)
-		*pte = present ? (phys & PTE_ADDR_MASK) | PTE_PRESENT | PTE_WRITE | PTE_NX |
-				 (uncached ? PTE_PCD | PTE_PWT : 0) : 0;
+		set_pte(pte, present ? (phys & PTE_ADDR_MASK) | PTE_PRESENT | PTE_WRITE | PTE_NX |
+				   (uncached ? PTE_PCD | PTE_PWT : 0) : 0);
 	spin_unlock_irqrestore(&kmap_lock, flags);
 	if (!pte)
 		return -ENOMEM;

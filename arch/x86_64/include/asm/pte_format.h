@@ -104,6 +104,17 @@ static inline pte_t pte_mkold(pte_t pte)
 	return pte & ~(pte_t)_PAGE_ACCESSED;
 }
 
+static inline pte_t pte_mkyoung(pte_t pte)
+{
+	return pte | _PAGE_ACCESSED;
+}
+
+/* The same entry for the next page frame (set_ptes, folio_pte_batch). */
+static inline pte_t pte_next_pfn(pte_t pte)
+{
+	return pte + (1UL << PAGE_SHIFT);
+}
+
 /* The same page kept under PROT_NONE: not present, not writable. */
 static inline pte_t pte_mkprotnone(pte_t pte)
 {
@@ -167,6 +178,7 @@ static inline pte_t pfn_pmd(unsigned long pfn, bool write, bool exec)
 #define pmd_mkwrite(pmd)	pte_mkwrite(pmd)
 #define pmd_wrprotect(pmd)	pte_wrprotect(pmd)
 #define pmd_mkdirty(pmd)	pte_mkdirty(pmd)
+#define pmd_mkyoung(pmd)	pte_mkyoung(pmd)
 
 /* A PMD leaf's bits as a PTE's (the frame is the caller's to adjust): the leaf bit goes. */
 static inline pte_t pmd_pte(pte_t pmd)
