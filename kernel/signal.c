@@ -271,7 +271,9 @@ static int __queue_signal(struct task *t, int sig, struct sigqueue *q, bool shar
 	bool rt = sig >= SIGRTMIN;
 
 	lockdep_assert_held(&sh->siglock);
-	if (sig_ignored(sh, sig) && !(t->blocked & sigmask(sig)) && sig != SIGKILL)
+	/* Blocked, or awaited by rt_sigtimedwait (real_blocked), it is kept, as Linux. */
+	if (sig_ignored(sh, sig) && !((t->blocked | t->real_blocked) & sigmask(sig)) &&
+	    sig != SIGKILL)
 		goto drop;
 	if (!rt && (p->signal & sigmask(sig)))
 		goto drop;
@@ -900,6 +902,7 @@ long sys_rt_sigtimedwait(u64 uthese, u64 uinfo, u64 uts, u64 sigsetsize, u64 a4,
 	sig = dequeue_signal(t, these, &info, &why);
 	if (!sig && !(uts && ts.tv_sec == 0 && ts.tv_nsec == 0)) {
 		saved = t->blocked;
+		t->real_blocked = saved;
 		t->blocked &= ~these;
 		recalc_sigpending(t);
 		unlock_sighand(sh, flags);
@@ -918,6 +921,7 @@ long sys_rt_sigtimedwait(u64 uthese, u64 uinfo, u64 uts, u64 sigsetsize, u64 a4,
 		lock_sighand(sh, &flags);
 		sig = dequeue_signal(t, these, &info, &why);
 		t->blocked = saved;
+		t->real_blocked = 0;
 		recalc_sigpending(t);
 	}
 	unlock_sighand(sh, flags);

@@ -86,6 +86,7 @@ struct task {
 	/* Signals (kernel/signal.c, include/quire/signal.h). */
 	struct sighand_struct *sighand;	/* actions, pending signals, the lock; user tasks only */
 	u64 blocked;			/* blocked signals (rt_sigprocmask); inherited by fork */
+	u64 real_blocked;		/* rt_sigtimedwait: the mask before it unblocked what it waits for */
 	struct sigpending {
 		u64 signal;		/* bit sig-1: at least one queued */
 		struct list_head list;	/* struct sigqueue, oldest first */
