@@ -266,11 +266,20 @@ static long sys_clock_gettime(u64 clock, u64 uts, u64 a2, u64 a3, u64 a4, u64 a5
 }
 
 /*
- * Sleep until the clock reads end (ns since boot: every clock Quire has);
- * a handled signal ends it with -EINTR and, for a relative sleep, the time
- * left in *urem.
+ * Sleep until the clock reads end (ns since boot: every clock Quire has).
+ * A signal ends a relative sleep with the time left in *urem and
+ * -ERESTART_RESTARTBLOCK: -EINTR if a handler runs, else (a stop, a
+ * signal without a handler) restart_syscall sleeps on to the same end, as
+ * Linux. An absolute sleep returns -ERESTARTNOHAND (restarted as it was).
  */
-static long sleep_until(u64 end, u64 urem)
+static long sleep_until(u64 end, u64 urem, bool relative);
+
+static long nanosleep_restart(struct restart_block *rb)
+{
+	return sleep_until(rb->end_ns, rb->urem, true);
+}
+
+static long sleep_until(u64 end, u64 urem, bool relative)
 {
 	struct kernel_timespec ts;
 
@@ -278,12 +287,15 @@ static long sleep_until(u64 end, u64 urem)
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (signal_pending(current)) {
 			__set_current_state(TASK_RUNNING);
-			/* A handler will run: EINTR, with the time that was left. */
+			if (!relative)
+				return -ERESTARTNOHAND;
 			ts.tv_sec = (s64)((end - now) / NSEC_PER_SEC);
 			ts.tv_nsec = (s64)((end - now) % NSEC_PER_SEC);
 			if (urem && copy_to_user((void *)urem, &ts, sizeof(ts)))
 				return -EFAULT;
-			return -EINTR;
+			current->restart_block = (struct restart_block){
+				.fn = nanosleep_restart, .end_ns = end, .urem = urem };
+			return -ERESTART_RESTARTBLOCK;
 		}
 		schedule_timeout_ns(end - now);
 	}
@@ -299,7 +311,8 @@ static long sys_nanosleep(u64 ureq, u64 urem, u64 a2, u64 a3, u64 a4, u64 a5)
 		return -EFAULT;
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (s64)NSEC_PER_SEC)
 		return -EINVAL;
-	return sleep_until(ktime_get_ns() + (u64)ts.tv_sec * NSEC_PER_SEC + (u64)ts.tv_nsec, urem);
+	return sleep_until(ktime_get_ns() + (u64)ts.tv_sec * NSEC_PER_SEC + (u64)ts.tv_nsec, urem,
+			   true);
 }
 
 #define CLOCK_REALTIME		0
@@ -334,8 +347,8 @@ static long sys_clock_nanosleep(u64 clock, u64 flags, u64 ureq, u64 urem, u64 a4
 		return -EINVAL;
 	t = (u64)ts.tv_sec * NSEC_PER_SEC + (u64)ts.tv_nsec;
 	if (flags & TIMER_ABSTIME)
-		return sleep_until(t, 0);	/* interrupted: nothing to report back */
-	return sleep_until(ktime_get_ns() + t, urem);
+		return sleep_until(t, 0, false);	/* interrupted: nothing to report back */
+	return sleep_until(ktime_get_ns() + t, urem, true);
 }
 
 struct new_utsname {
@@ -552,6 +565,13 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[309] = sys_getcpu,
 	[319] = sys_memfd_create,
 	[318] = sys_getrandom,
+	/* Process groups, sessions, job control (kernel/pgrp.c, kernel/signal.c). */
+	[109] = sys_setpgid,
+	[111] = sys_getpgrp,
+	[112] = sys_setsid,
+	[121] = sys_getpgid,
+	[124] = sys_getsid,
+	[219] = sys_restart_syscall,
 };
 
 static u8 reported[NR_SYSCALLS];

@@ -27,6 +27,7 @@
 #define TASK_RUNNING		0
 #define TASK_INTERRUPTIBLE	1
 #define TASK_UNINTERRUPTIBLE	2
+#define TASK_STOPPED		4	/* job control: woken only by SIGCONT or SIGKILL (kernel/signal.c) */
 #define TASK_DEAD		16
 
 #define TASK_COMM_LEN		16
@@ -80,6 +81,15 @@ struct task {
 	struct list_head process_node;	/* in the list kill searches, from exec or fork to exit */
 	bool autoreap;			/* nobody will wait: the reaper joins it */
 	bool exiting;			/* the whole process has exited: a zombie for wait4 */
+	/*
+	 * Job control (kernel/pgrp.c), the leader's: the process group and
+	 * session ids, inherited at fork (the first process: 0 and 0, as
+	 * Linux's pid 1), written under process_lock; did_exec: the process
+	 * has run execve since fork (setpgid on it is then EACCES).
+	 */
+	int pgid;
+	int sid;
+	bool did_exec;
 	struct list_head thread_node;	/* in sighand->threads, under its siglock, until exit */
 	void *user_regs;		/* the struct pt_regs of the system call in progress */
 	struct files_struct *files;	/* open files and cwd (user processes) */
@@ -95,6 +105,15 @@ struct task {
 	u64 saved_sigmask;		/* rt_sigsuspend's mask to restore once a handler runs */
 	bool restore_sigmask;
 	volatile bool sigpending;	/* an unblocked signal waits: look at the next return to user */
+	/* Group stop (kernel/signal.c), under siglock: this thread must stop, or has. */
+	bool stop_pending;
+	bool stopped;
+	/* restart_syscall (219): how to go on with a sleep a stop interrupted. */
+	struct restart_block {
+		long (*fn)(struct restart_block *rb);	/* NULL: nothing (-EINTR) */
+		u64 end_ns;			/* nanosleep: the clock reading it sleeps until */
+		u64 urem;			/* its rem argument */
+	} restart_block;
 	u64 robust_list;		/* set_robust_list (recorded) */
 	struct mempolicy mempolicy;	/* set_mempolicy; inherited by fork (mm/mempolicy.c) */
 	/*

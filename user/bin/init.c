@@ -2,11 +2,13 @@
  * init, pid 1. Runs /bin/sh, or its arguments as a command
  * (init="/bin/init /prog arg..." on the kernel command line), with the
  * console as stdin, stdout and stderr, and reaps every child that ends
- * meanwhile (orphans come to pid 1). When the command ends, init powers
- * the machine off with reboot(LINUX_REBOOT_CMD_POWER_OFF), passing the
- * command's exit status (128 + signal if it was killed) as reboot's fourth
- * argument, which Linux ignores for POWER_OFF and Quire may use as the
- * guest's exit status; if reboot fails, init exits with that status.
+ * meanwhile (orphans come to pid 1). Like a getty, it first starts a
+ * session of its own (setsid): the command starts in its group
+ * (docs/signals.md). When the command ends, init powers the machine off
+ * with reboot(LINUX_REBOOT_CMD_POWER_OFF), passing the command's exit
+ * status (128 + signal if it was killed) as reboot's fourth argument,
+ * which Linux ignores for POWER_OFF and Quire may use as the guest's exit
+ * status; if reboot fails, init exits with that status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +61,7 @@ int main(int argc, char **argv)
 	pid_t child, pid;
 
 	console_fds();
+	setsid();
 	setenv("PATH", "/bin:/tests", 0);
 	setenv("HOME", "/", 0);
 	child = fork();
