@@ -3,12 +3,14 @@
  * (init="/bin/init /prog arg..." on the kernel command line), with the
  * console as stdin, stdout and stderr, and reaps every child that ends
  * meanwhile (orphans come to pid 1). Like a getty, it first starts a
- * session of its own (setsid): the command starts in its group
- * (docs/signals.md). When the command ends, init powers the machine off
- * with reboot(LINUX_REBOOT_CMD_POWER_OFF), passing the command's exit
- * status (128 + signal if it was killed) as reboot's fourth argument,
- * which Linux ignores for POWER_OFF and Quire may use as the guest's exit
- * status; if reboot fails, init exits with that status.
+ * session whose controlling terminal is the console (setsid, TIOCSCTTY),
+ * its process group in the foreground: the command starts there, and a
+ * shell then moves its jobs in and out of the foreground (docs/signals.md).
+ * When the command ends, init powers the machine off with
+ * reboot(LINUX_REBOOT_CMD_POWER_OFF), passing the command's exit status
+ * (128 + signal if it was killed) as reboot's fourth argument, which Linux
+ * ignores for POWER_OFF and Quire may use as the guest's exit status; if
+ * reboot fails, init exits with that status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -61,7 +64,8 @@ int main(int argc, char **argv)
 	pid_t child, pid;
 
 	console_fds();
-	setsid();
+	if (setsid() >= 0)
+		ioctl(0, TIOCSCTTY, 0);	/* no terminal (a file, a pipe): no job control */
 	setenv("PATH", "/bin:/tests", 0);
 	setenv("HOME", "/", 0);
 	child = fork();

@@ -7,9 +7,13 @@
  * SA_NOCLDSTOP), a threaded process whose threads really stop and whose
  * sleeping calls (futex, nanosleep, pipe read) go on correctly after;
  * SIGCONT and stop signals discarding each other; orphaned process
- * groups; pid 1 refusing default actions.
+ * groups; the console's foreground group (tcgetpgrp/tcsetpgrp, SIGTTOU and
+ * SIGTTIN for background jobs); pid 1 refusing default actions.
  *
- * Run under /bin/init (job pgrp-numa3), which leads session 1.
+ * Run under /bin/init (job pgrp-numa3), which leads session 1 with the
+ * console as its controlling terminal, its group in the foreground.
+ * `pgrp_ktap sleep` prints a line and pauses, `pgrp_ktap read` prints a
+ * line and reads the terminal (the shell test's ^C and ^Z targets);
  * `pgrp_ktap pause FD` writes a byte to FD, then pauses.
  */
 #define _GNU_SOURCE
@@ -22,6 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -328,6 +333,7 @@ static void case_setsid_rules(void)
 		bad |= !(setsid() == -1 && errno == EPERM) << 3;
 		bad |= !(tcgetpgrp(0) == -1 && errno == ENOTTY) << 4;
 		bad |= !(ioctl(0, TIOCGSID, &sid) == -1 && errno == ENOTTY) << 5;
+		bad |= !(ioctl(0, TIOCSCTTY, 0) == -1 && errno == EPERM) << 6;	/* the console is init's */
 		_exit(bad);
 	}
 	CHECK(a > 0 && exit_code(a) == 0);
@@ -999,6 +1005,95 @@ static void case_threads_stop(void)
 	ktap_report("threaded_process_stops_whole", NULL);
 }
 
+/* ---- the terminal ---- */
+
+/* A child in a background group (not orphaned: we are its parent) that does fn; its status. */
+static int background(int (*fn)(void))
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGTTOU, SIG_DFL);	/* the parent ignores it */
+		_exit(fn());
+	}
+	setpgid(pid, pid);
+	if (wait_limited(pid, &st, WUNTRACED) != pid) {
+		kill_and_reap(pid);
+		return -1;
+	}
+	if (WIFSTOPPED(st))
+		kill_and_reap(pid);
+	return st;
+}
+
+static int bg_tcsetpgrp(void)
+{
+	return tcsetpgrp(0, getpgrp()) == 0 ? 0 : errno;
+}
+
+static int bg_read(void)
+{
+	char c;
+
+	return read(0, &c, 1) < 0 ? errno : 0;
+}
+
+static int bg_read_ttin_ignored(void)
+{
+	signal(SIGTTIN, SIG_IGN);
+	return bg_read();
+}
+
+static void case_terminal(void)
+{
+	pid_t init_pgrp = getpgid(1), s;
+	struct termios tio;
+	int sid = 0, st, rep[3];
+
+	/* init made the console its session's terminal, its group the foreground. */
+	CHECK(tcgetpgrp(0) == init_pgrp);
+	CHECK(ioctl(0, TIOCGSID, &sid) == 0 && sid == getsid(0));
+	CHECK(tcgetsid(0) == getsid(0));
+	errno = 0;
+	CHECK(ioctl(0, TIOCSCTTY, 0) == -1 && errno == EPERM);	/* not a session leader */
+	/*
+	 * We are a background group now, and orphaned: changing the terminal
+	 * is refused (EIO; tcsetpgrp's ENOTTY, as Linux) instead of stopping.
+	 */
+	CHECK(tcgetattr(0, &tio) == 0);
+	errno = 0;
+	CHECK(tcsetattr(0, TCSANOW, &tio) == -1 && errno == EIO);
+	errno = 0;
+	CHECK(tcsetpgrp(0, getpgrp()) == -1 && errno == ENOTTY);
+	/* With SIGTTOU ignored it may. */
+	signal(SIGTTOU, SIG_IGN);
+	CHECK(tcsetattr(0, TCSANOW, &tio) == 0);
+	CHECK(tcsetpgrp(0, getpgrp()) == 0);
+	CHECK(tcgetpgrp(0) == getpgrp());
+	errno = 0;
+	CHECK(tcsetpgrp(0, 999999) == -1 && errno == ESRCH);
+	errno = 0;
+	CHECK(tcsetpgrp(0, -2) == -1 && errno == EINVAL);
+	s = session_child(rep);
+	errno = 0;
+	CHECK(s > 0 && tcsetpgrp(0, s) == -1 && errno == EPERM);	/* another session's group */
+	kill_and_reap(s);
+	/* A background job that is not orphaned is stopped: SIGTTOU, SIGTTIN. */
+	st = background(bg_tcsetpgrp);
+	CHECK(WIFSTOPPED(st) && WSTOPSIG(st) == SIGTTOU);
+	st = background(bg_read);
+	CHECK(WIFSTOPPED(st) && WSTOPSIG(st) == SIGTTIN);
+	st = background(bg_read_ttin_ignored);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == EIO);
+	/* The foreground back to init's group. */
+	CHECK(tcsetpgrp(0, init_pgrp) == 0 && tcgetpgrp(0) == init_pgrp);
+	signal(SIGTTOU, SIG_DFL);
+	drain_sigchld();
+	ktap_report("terminal_foreground_group", NULL);
+}
+
 /* pid 1 takes no signal it has no handler for (Linux's SIGNAL_UNKILLABLE). */
 static void case_init_unkillable(void)
 {
@@ -1013,6 +1108,22 @@ static void case_init_unkillable(void)
 
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "sleep")) {
+		printf("pgrp_ktap: sleeping in group %d\n", (int)getpgrp());
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
+	if (argc >= 2 && !strcmp(argv[1], "read")) {
+		char buf[64];
+		ssize_t n;
+
+		printf("pgrp_ktap: reading the terminal\n");
+		fflush(stdout);
+		n = read(0, buf, sizeof(buf));
+		printf("pgrp_ktap: read returned %zd\n", n);
+		return 0;
+	}
 	if (argc >= 3 && !strcmp(argv[1], "pause")) {
 		write(atoi(argv[2]), "e", 1);
 		for (;;)
@@ -1020,7 +1131,7 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 1 && argv[0][0] == '/')
 		self_path = argv[0];
-	ktap_begin("pgrp", 11);
+	ktap_begin("pgrp", 12);
 	case_ids_inherited();
 	case_setpgid_rules();
 	case_setsid_rules();
@@ -1031,6 +1142,7 @@ int main(int argc, char **argv)
 	case_stop_cont_discard();
 	case_orphaned();
 	case_threads_stop();
+	case_terminal();
 	case_init_unkillable();
 	return ktap_finish();
 }
