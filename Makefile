@@ -19,6 +19,10 @@
 #   make linux-selftests  Linux 6.12's mm selftests on Quire and on Linux, side by
 #                     side: build/linux-selftests/compare.md (LSELFTESTS_TIMEOUT=S
 #                     per test, LSELFTESTS="cow mremap_test" for some)
+#   make difftest     the differential programs of tests/diff on Quire, each one's
+#                     output against Linux 6.12's recorded in tests/diff/expected
+#   make difftest-record  boot Linux 6.12 and record those outputs again (says which
+#                     changed; DIFFTEST="futex mremap" for some)
 #
 # Toolchain: the host gcc and binutils by default; CROSS_COMPILE=x86_64-elf-
 # for a cross toolchain; CC=clang LD=ld.lld for LLVM. WERROR=0 turns off
@@ -315,6 +319,18 @@ lselftests:
 # make test: the Linux boot runs every test, about 10 minutes under TCG).
 linux-selftests: $(KERNEL)
 	$(Q)BUILD=$(BUILD) scripts/linux-selftests.sh compare
+
+# The differential programs (docs/difftest.md): tests/diff/NAME.c, in the
+# initrd as /diff/NAME, must print on Quire what they printed on Linux 6.12
+# (tests/diff/expected/NAME.out). make difftest runs the plan job that
+# checks it (part of make test); make difftest-record boots Linux and
+# writes those files again.
+.PHONY: difftest difftest-record
+difftest: $(KERNEL) $(INITRD_IMG)
+	$(Q)python3 tests/qemu/runner.py --plan tests/plan.txt --only difftest-numa3
+
+difftest-record:
+	$(Q)BUILD=$(BUILD) scripts/difftest.sh record $(DIFFTEST)
 
 # ---- benchmarks (make bench; never part of make test; docs/bench.md) ----
 # The host benchmarks link the same generic code as the host tests, plus the

@@ -21,8 +21,7 @@ static unsigned long last_ino;
 
 struct timespec64 current_time(void)
 {
-	/* No real-time clock yet: times count from boot (docs/vfs.md). */
-	u64 ns = ktime_get_ns();
+	u64 ns = ktime_get_real_ns();		/* CLOCK_REALTIME */
 
 	return (struct timespec64){ .tv_sec = (s64)(ns / NSEC_PER_SEC),
 				    .tv_nsec = (long)(ns % NSEC_PER_SEC) };

@@ -31,6 +31,8 @@ int may_open(struct inode *inode, int flags);
 int vfs_mount(const char *path, struct inode *root);
 struct inode *follow_mount(struct inode *inode);
 bool is_mountpoint(struct inode *inode);
+/* The directory root is mounted on, or NULL (vfs_ns_mutex held). */
+struct inode *mountpoint_of(struct inode *root);
 
 /* /sys/devices/system/{node,cpu} (fs/sysfs_node.c), built by sysfs_init. */
 struct pseudo_node;

@@ -29,6 +29,14 @@ static struct inode *mounted_on(struct inode *inode)
 	return NULL;
 }
 
+struct inode *mountpoint_of(struct inode *root)
+{
+	for (int i = 0; i < MAX_MOUNTS; i++)
+		if (mounts[i].root == root)
+			return mounts[i].mountpoint;
+	return NULL;
+}
+
 bool is_mountpoint(struct inode *inode)
 {
 	return mounted_on(inode) != NULL;

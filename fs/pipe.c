@@ -83,7 +83,8 @@ static ssize_t pipe_write(struct file *f, const void *buf, size_t count, loff_t 
 		spin_lock(&p->lock);
 		if (!p->readers) {
 			spin_unlock(&p->lock);
-			send_sig(SIGPIPE, current, SI_KERNEL);	/* EPIPE if it is caught or ignored */
+			/* As Linux: SI_USER, from the writer itself; EPIPE if caught or ignored. */
+			send_sig(SIGPIPE, current, SI_USER);
 			return done ? (ssize_t)done : -EPIPE;
 		}
 		if (p->count == PIPE_SIZE) {

@@ -5,6 +5,7 @@
  *   /proc/self/pagemap    the caller's page tables, 8 bytes a page (mm/task_mmu.c)
  *   /proc/self/smaps      the caller's VMAs and what they map (mm/task_mmu.c)
  *   /proc/self/maps       the caller's VMAs, one line each (the smaps header lines)
+ *   /proc/self/exe        a symlink to the caller's program (its path at execve)
  *   /proc/quire/mm_verify Quire's own, no Linux file: reading it runs
  *                         mm_verify_system() and returns the problems found
  *
@@ -103,6 +104,14 @@ static const struct pseudo_ops smaps_ops = {
 	.open = self_open, .release = self_release, .show = smaps_file_show,
 };
 
+/* The calling process's program: its absolute path, fixed at execve. */
+static const char *self_exe_target(void)
+{
+	struct task *t = current;
+
+	return t && t->group_leader ? t->group_leader->exe_path : NULL;
+}
+
 int procfs_init(void)
 {
 	struct pseudo_node *self, *quire;
@@ -128,6 +137,8 @@ int procfs_init(void)
 		err = pseudo_create(quire, "mm_verify", 0444, &mm_verify_ops, NULL);
 	if (!err)
 		err = pseudo_create(self, "maps", 0444, &maps_ops, NULL);
+	if (!err)
+		err = pseudo_symlink(self, "exe", self_exe_target);
 	if (!err)
 		err = vfs_mount("/proc", pseudo_inode(proc_root));
 	if (!err)

@@ -29,6 +29,7 @@ struct pseudo_node {
 	loff_t pos;			/* the getdents cookie in the parent */
 	loff_t next_pos;		/* directories: the next child's cookie */
 	const struct pseudo_ops *ops;	/* files */
+	const char *(*target)(void);	/* symlinks */
 	void *data;
 	size_t len;
 	char name[];
@@ -38,6 +39,7 @@ static const struct inode_operations pseudo_dir_iops;
 static const struct file_operations pseudo_dir_fops;
 static const struct inode_operations pseudo_file_iops;
 static const struct file_operations pseudo_file_fops;
+static const struct inode_operations pseudo_link_iops;
 
 static struct pseudo_node *node_of(struct inode *inode)
 {
@@ -78,7 +80,10 @@ static struct pseudo_node *new_node(const char *name, umode_t mode)
 	n->len = len;
 	memcpy(n->name, name, len + 1);
 	n->inode->i_private = n;
-	if (S_ISDIR(mode)) {
+	if (S_ISLNK(mode)) {
+		n->inode->i_op = &pseudo_link_iops;
+		n->inode->i_nlink = 1;
+	} else if (S_ISDIR(mode)) {
 		n->inode->i_op = &pseudo_dir_iops;
 		n->inode->i_fop = &pseudo_dir_fops;
 		n->inode->i_parent = n->inode;
@@ -155,6 +160,28 @@ int pseudo_create(struct pseudo_node *parent, const char *name, umode_t mode,
 	n->data = data;
 	return add_node(parent, n);
 }
+
+int pseudo_symlink(struct pseudo_node *parent, const char *name, const char *(*target)(void))
+{
+	struct pseudo_node *n = new_node(name, S_IFLNK | 0777);
+
+	if (!n)
+		return -ENOMEM;
+	n->target = target;
+	return add_node(parent, n);
+}
+
+/* A symlink's target, made by its function for the caller; "" (ENOENT on lookup) when none. */
+static const char *pseudo_get_link(struct inode *inode)
+{
+	const char *t = node_of(inode)->target();
+
+	return t ? t : "";
+}
+
+static const struct inode_operations pseudo_link_iops = {
+	.get_link = pseudo_get_link,
+};
 
 /* ---- directories ---- */
 

@@ -415,6 +415,7 @@ int exec_image(const char *filename, const void *elf, size_t size,
 	unsigned long entry;
 	long sp;
 	int err = t->sighand ? 0 : copy_sighand(t, NULL);
+	char *exe = vfs_real_path(t->files ? t->files->cwd : NULL, filename);
 
 	if (!err)
 		err = prepare(&prog, &interp);
@@ -452,6 +453,8 @@ int exec_image(const char *filename, const void *elf, size_t size,
 	if (t->files)
 		files_close_on_exec(t->files);	/* past the point of no return, as on Linux */
 	flush_signal_handlers(t);
+	kfree(t->exe_path);		/* de_thread made t the only thread, the leader */
+	t->exe_path = exe;
 	t->robust_list = 0;	/* it pointed into the old image (Linux walks it first: docs/futex.md) */
 	process_list_add(t);
 	if (old)
@@ -460,5 +463,6 @@ int exec_image(const char *filename, const void *elf, size_t size,
 	enter_user_mode(entry, (unsigned long)sp);
 out:
 	kfree((void *)interp.img);
+	kfree(exe);
 	return err;
 }

@@ -5,6 +5,10 @@
 #include <quire/errno.h>
 #include <quire/string.h>
 #include <quire/uapi/fcntl.h>
+#include <quire/uapi/resource.h>
+#include <quire/process.h>
+#include <quire/sched.h>
+#include <quire/kernel.h>
 
 static void set_cloexec(struct files_struct *files, int fd, bool on)
 {
@@ -78,14 +82,23 @@ void files_close_on_exec(struct files_struct *files)
 			fd_close(files, i);
 }
 
+/* One more than the highest descriptor the caller may have: RLIMIT_NOFILE. */
+int nofile_limit(void)
+{
+	struct task *t = current;
+	u64 lim = t ? task_rlimit(t, RLIMIT_NOFILE) : NR_OPEN_MAX;
+
+	return (int)min(lim, (u64)NR_OPEN_MAX);
+}
+
 int fd_install_min(struct files_struct *files, struct file *f, int min, bool cloexec)
 {
-	int fd;
+	int fd, limit = nofile_limit();
 
 	spin_lock(&files->lock);
-	for (fd = min < 0 ? 0 : min; fd < NR_OPEN_MAX && files->fd[fd]; fd++)
+	for (fd = min < 0 ? 0 : min; fd < limit && files->fd[fd]; fd++)
 		;
-	if (fd >= NR_OPEN_MAX) {
+	if (fd >= limit) {
 		spin_unlock(&files->lock);
 		return -EMFILE;
 	}
@@ -129,7 +142,7 @@ int fd_dup_to(struct files_struct *files, int oldfd, int newfd, bool cloexec)
 {
 	struct file *f, *old = NULL;
 
-	if (newfd < 0 || newfd >= NR_OPEN_MAX)
+	if (newfd < 0 || newfd >= nofile_limit())
 		return -EBADF;
 	f = fget(files, oldfd);
 	if (!f)

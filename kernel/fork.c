@@ -17,6 +17,8 @@
 #include <quire/printk.h>
 #include <quire/errno.h>
 #include <quire/string.h>
+#include <quire/slab.h>
+#include <quire/uapi/resource.h>
 
 DEFINE_SPINLOCK(process_lock);
 static DECLARE_WAIT_QUEUE_HEAD(child_exit_wq);
@@ -121,6 +123,16 @@ static long do_clone(const struct clone_args_k *a)
 	child->set_child_tid = a->flags & CLONE_CHILD_SETTID ? a->child_tid : NULL;
 	child->clear_child_tid = a->flags & CLONE_CHILD_CLEARTID ? a->child_tid : NULL;
 	child->mempolicy = parent->mempolicy;
+	if (!thread)
+		memcpy(child->rlim, parent->group_leader->rlim, sizeof(child->rlim));
+	if (!thread && parent->group_leader->exe_path) {
+		size_t n = strlen(parent->group_leader->exe_path) + 1;
+
+		child->exe_path = kmalloc(n, GFP_KERNEL);
+		if (!child->exe_path)
+			goto out_files;
+		memcpy(child->exe_path, parent->group_leader->exe_path, n);
+	}
 	child->exit_signal = thread ? 0 : (int)(a->flags & CSIGNAL);	/* threads tell nobody */
 	if (thread) {
 		child->tgid = parent->tgid;
@@ -220,6 +232,7 @@ struct wait_opts {
 	unsigned int flags;	/* WNOHANG, WEXITED, WUNTRACED, WCONTINUED, WNOWAIT */
 	int status;		/* found: the wait4 status */
 	int code;		/* and waitid's si_code (CLD_*) */
+	struct rusage *ru;	/* a dead child's resource usage, or NULL */
 };
 
 static bool wait_selects(const struct wait_opts *wo, const struct task *c)
@@ -271,13 +284,20 @@ static struct task *wait_find(struct wait_opts *wo, bool *any)
 	return NULL;
 }
 
-/* A zombie wait_find chose: its status once it is fully dead, reaped unless WNOWAIT. */
+/*
+ * A zombie wait_find chose: its status once it is fully dead, and its
+ * resource usage (wo->ru); reaped unless WNOWAIT, its usage then added to
+ * the caller's "children" figures (getrusage's RUSAGE_CHILDREN).
+ */
 static void wait_reap(struct wait_opts *wo, struct task *z)
 {
 	/* Every thread is gone: a group exit's status is final (-1: there was none). */
 	int group = group_exit_status(z, -1);
 
+	if (wo->ru)
+		child_rusage(z, wo->ru);
 	if (!(wo->flags & WNOWAIT)) {
+		cputime_reap_child(current, z);
 		wo->status = kthread_join(z);
 	} else {
 		/* Not reaped: read the status once the task is fully dead. */
@@ -322,8 +342,9 @@ static long do_wait(struct wait_opts *wo)
 
 long sys_wait4(u64 upid, u64 ustatus, u64 options, u64 urusage, u64 a4, u64 a5)
 {
+	struct rusage ru = { 0 };	/* a stop or continue report: zero */
 	struct wait_opts wo = { .type = P_PID, .id = (int)upid,
-				.flags = (unsigned int)options | WEXITED };
+				.flags = (unsigned int)options | WEXITED, .ru = &ru };
 	long id;
 
 	if (options & ~(u64)(WNOHANG | WUNTRACED | WCONTINUED))
@@ -339,15 +360,17 @@ long sys_wait4(u64 upid, u64 ustatus, u64 options, u64 urusage, u64 a4, u64 a5)
 	id = do_wait(&wo);
 	if (id > 0 && ustatus && copy_to_user((void *)ustatus, &wo.status, sizeof(wo.status)))
 		return -EFAULT;
-	(void)urusage;
+	if (id > 0 && urusage && copy_to_user((void *)urusage, &ru, sizeof(ru)))
+		return -EFAULT;
 	return id;
 }
 
 /* waitid: P_ALL, P_PID, P_PGID (0: the caller's group); exits, stops and continues. */
-long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 a4, u64 a5)
+long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 urusage, u64 a5)
 {
 	struct wait_opts wo = { .type = (int)idtype, .id = (int)id, .flags = (unsigned int)options };
 	int info[32] = { 0 };	/* siginfo_t, 128 bytes */
+	struct rusage ru = { 0 };
 	long pid;
 
 	if (options & ~(u64)(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT) ||
@@ -363,6 +386,7 @@ long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 a4, u64 a5)
 	} else if (idtype != P_ALL && idtype != P_PID) {
 		return -EINVAL;		/* P_PIDFD: no pidfds */
 	}
+	wo.ru = &ru;
 	pid = do_wait(&wo);
 	if (pid < 0)
 		return pid;
@@ -376,6 +400,8 @@ long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 a4, u64 a5)
 	}
 	/* With WNOHANG and nothing to report, Linux zeroes the structure. */
 	if (uinfo && copy_to_user((void *)uinfo, info, sizeof(info)))
+		return -EFAULT;
+	if (pid > 0 && urusage && copy_to_user((void *)urusage, &ru, sizeof(ru)))
 		return -EFAULT;
 	return 0;
 }

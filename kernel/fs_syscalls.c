@@ -383,6 +383,108 @@ long sys_chdir(u64 upath, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
+/* symlinkat: a new symlink at path (from dirfd) holding target, which is not checked. */
+long sys_symlinkat(u64 utarget, u64 dirfd, u64 upath, u64 a3, u64 a4, u64 a5)
+{
+	struct file *held;
+	struct inode *dir;
+	char *target, *path;
+	long err = get_path((const char *)utarget, &target);
+
+	if (err)
+		return err;
+	err = get_path((const char *)upath, &path);
+	if (!err) {
+		err = dirfd_inode((int)dirfd, &held, &dir);
+		if (!err) {
+			err = *target ? vfs_symlink(dir, target, path) : -ENOENT;
+			if (held)
+				fput(held);
+		}
+		kfree(path);
+	}
+	kfree(target);
+	return err;
+}
+
+long sys_symlink(u64 utarget, u64 upath, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return sys_symlinkat(utarget, (u64)AT_FDCWD, upath, 0, 0, 0);
+}
+
+/* fchdir: the directory an open descriptor names becomes the cwd. */
+long sys_fchdir(u64 fd, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct file *f = fget(files(), (int)fd);
+	struct inode *old;
+
+	if (!f)
+		return -EBADF;
+	if (!S_ISDIR(file_inode(f)->i_mode)) {
+		fput(f);
+		return -ENOTDIR;
+	}
+	old = files()->cwd;
+	files()->cwd = igrab(file_inode(f));
+	fput(f);
+	if (old)
+		iput(old);
+	return 0;
+}
+
+/*
+ * getcwd: the cwd's absolute path and its length with the NUL (Linux's
+ * return value; glibc returns the buffer). -ERANGE when it does not fit,
+ * -ENOENT when the directory was removed (fs/d_path.c).
+ */
+long sys_getcwd(u64 ubuf, u64 size, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	long len;
+
+	if (!buf)
+		return -ENOMEM;
+	len = vfs_getcwd(files()->cwd, buf, min(size, (u64)PATH_MAX));
+	if (len >= 0 && copy_to_user((void *)ubuf, buf, (size_t)len + 1))
+		len = -EFAULT;
+	else if (len >= 0)
+		len++;
+	kfree(buf);
+	return len;
+}
+
+/* readlinkat: a symlink's target, not NUL-terminated, cut to bufsiz; EINVAL for anything else. */
+long sys_readlinkat(u64 dirfd, u64 upath, u64 ubuf, u64 bufsiz, u64 a4, u64 a5)
+{
+	struct file *held;
+	struct inode *dir;
+	char *path, *buf;
+	long err;
+
+	if ((int)bufsiz <= 0)
+		return -EINVAL;
+	err = get_path((const char *)upath, &path);
+	if (err)
+		return err;
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	err = buf ? dirfd_inode((int)dirfd, &held, &dir) : -ENOMEM;
+	if (!err) {
+		err = vfs_readlink(dir, path, buf, min((u64)(int)bufsiz, (u64)PATH_MAX));
+		if (held)
+			fput(held);
+	}
+	if (err > 0 && copy_to_user((void *)ubuf, buf, (size_t)err))
+		err = -EFAULT;
+	kfree(buf);
+	kfree(path);
+	return err;
+}
+
+long sys_readlink(u64 upath, u64 ubuf, u64 bufsiz, u64 a3, u64 a4, u64 a5)
+{
+	return sys_readlinkat((u64)AT_FDCWD, upath, ubuf, bufsiz, 0, 0);
+}
+
 #define MAX_ARGV 256
 
 /* A kernel copy of a user string vector (argv, envp); NULL-terminated. */
@@ -445,9 +547,12 @@ long sys_execve(u64 upath, u64 uargv, u64 uenvp, u64 a3, u64 a4, u64 a5)
 		err = kernel_read_file(files()->cwd, path, EXEC_MAX_SIZE, &image, &size);
 	if (!err) {
 		const char *base = strrchr(path, '/');
+		char old_comm[TASK_COMM_LEN];
 
+		memcpy(old_comm, current->comm, sizeof(old_comm));
 		strscpy(current->comm, base ? base + 1 : path, sizeof(current->comm));
 		err = exec_image(path, image, size, (const char *const *)argv, (const char *const *)envp);
+		memcpy(current->comm, old_comm, sizeof(old_comm));	/* it failed: still the old program */
 	}
 	/* Only a failed exec gets here: the process continues as it was. */
 	kfree(image);
@@ -476,7 +581,7 @@ long sys_fcntl(u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a5)
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		if (arg >= NR_OPEN_MAX) {
+		if (arg >= (u64)nofile_limit()) {
 			r = -EINVAL;
 			break;
 		}

@@ -531,12 +531,12 @@ static bool is_pi_op(int cmd)
 }
 
 /*
- * A wait's timeout as a deadline on ktime_get_ns (every clock reads the
- * time since boot in Quire): FUTEX_WAIT's is relative, WAIT_BITSET's
- * absolute (CLOCK_MONOTONIC or, with FUTEX_CLOCK_REALTIME, REALTIME: the
- * same clock here). Saturates rather than overflows.
+ * A wait's timeout as a deadline on ktime_get_ns: FUTEX_WAIT's is
+ * relative, WAIT_BITSET's absolute on CLOCK_MONOTONIC or, with
+ * FUTEX_CLOCK_REALTIME, on CLOCK_REALTIME (converted once, kernel/time.c).
+ * Saturates rather than overflows.
  */
-static int futex_deadline(u64 utime, int cmd, u64 *deadline)
+static int futex_deadline(u64 utime, int cmd, bool realtime, u64 *deadline)
 {
 	struct kernel_timespec ts;
 	u64 ns;
@@ -553,6 +553,8 @@ static int futex_deadline(u64 utime, int cmd, u64 *deadline)
 		u64 now = ktime_get_ns();
 
 		ns = ns > KTIME_MAX - now ? KTIME_MAX : now + ns;
+	} else if (realtime) {
+		ns = ktime_real_to_mono(ns);
 	}
 	*deadline = ns;
 	return 0;
@@ -581,7 +583,7 @@ long sys_futex(u64 a_uaddr, u64 a_op, u64 a_val, u64 a_utime, u64 a_uaddr2, u64 
 		return -ENOSYS;
 	}
 	if (a_utime && (cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET)) {
-		ret = futex_deadline(a_utime, cmd, &deadline);
+		ret = futex_deadline(a_utime, cmd, op & FUTEX_CLOCK_REALTIME, &deadline);
 		if (ret)
 			return ret;
 		timeout = &deadline;

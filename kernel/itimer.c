@@ -11,10 +11,13 @@
  * has not run yet) the timer stays disarmed and getitimer says 0.
  * Resolution: the 10 ms tick.
  *
- * ITIMER_VIRTUAL and ITIMER_PROF count the process's CPU time, which
- * Quire does not split between user and kernel: arming one is -EINVAL and
- * logged; reading one, or disarming it, gives zeroes, which is exactly
- * what they hold.
+ * ITIMER_VIRTUAL (user CPU time) and ITIMER_PROF (user and kernel) count
+ * the process's CPU time as the timer tick samples it (kernel/cputime.c):
+ * every tick that finds one of the process's threads running takes a tick
+ * off them (VIRTUAL only when it found it in user mode). One that runs
+ * out sends SIGVTALRM or SIGPROF to the process and starts its interval
+ * again, the tick's overshoot taken off, as Linux's CPU itimers do.
+ * Resolution: the tick, so a value is rounded up to whole ticks of CPU time.
  */
 #define pr_fmt(fmt) "itimer: " fmt
 #include <quire/itimer.h>
@@ -138,15 +141,50 @@ void exit_itimers(struct task *t)
 	del_timer_sync(&t->real_timer);
 }
 
-/* Arming the CPU-time timers is not implemented: said once per kind. */
-static long cpu_timer_unsupported(int which)
-{
-	static bool said[3];
+/* ---- ITIMER_VIRTUAL and ITIMER_PROF ---- */
 
-	if (!__atomic_exchange_n(&said[which], true, __ATOMIC_RELAXED))
-		pr_warn("pid %d (%s): %s is not implemented (-EINVAL)\n", current->tid, current->comm,
-			which == ITIMER_VIRTUAL ? "ITIMER_VIRTUAL" : "ITIMER_PROF");
-	return -EINVAL;
+void itimer_cpu_tick(struct task *t, bool user, u64 tick_ns)
+{
+	struct task *leader = t->group_leader;
+	bool fired[2] = { false, false };
+
+	spin_lock(&t->sighand->siglock);		/* interrupts are off: the tick */
+	for (int i = 0; i < 2; i++) {
+		u64 *value = &leader->it_cpu[i].value, incr = leader->it_cpu[i].incr;
+
+		if (!*value || (i == 0 && !user))
+			continue;
+		if (*value > tick_ns) {
+			*value -= tick_ns;
+			continue;
+		}
+		fired[i] = true;
+		/* The next period starts at the expiry, so the overshoot counts against it. */
+		*value = incr > tick_ns - *value ? incr - (tick_ns - *value) : incr;
+	}
+	spin_unlock(&t->sighand->siglock);
+	if (fired[0])
+		send_sig_kernel(SIGVTALRM, leader);
+	if (fired[1])
+		send_sig_kernel(SIGPROF, leader);
+}
+
+/* Read, and set unless value is NULL, a CPU itimer of t's process (0 VIRTUAL, 1 PROF). */
+static void cpu_itimer(struct task *t, int i, const u64 *value, u64 interval, u64 *old_value,
+		       u64 *old_interval)
+{
+	struct task *leader = t->group_leader;
+	unsigned long flags = arch_local_irq_save();
+
+	spin_lock(&t->sighand->siglock);
+	*old_value = leader->it_cpu[i].value;
+	*old_interval = leader->it_cpu[i].incr;
+	if (value) {
+		leader->it_cpu[i].value = min(*value, KTIME_MAX);
+		leader->it_cpu[i].incr = *value ? interval : 0;
+	}
+	spin_unlock(&t->sighand->siglock);
+	arch_local_irq_restore(flags);
 }
 
 long sys_getitimer(u64 which, u64 uvalue, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -159,8 +197,14 @@ long sys_getitimer(u64 which, u64 uvalue, u64 a2, u64 a3, u64 a4, u64 a5)
 		v.it_interval = ns_to_timeval(current->group_leader->it_real_incr);
 		break;
 	case ITIMER_VIRTUAL:
-	case ITIMER_PROF:
-		break;		/* never armed: zeroes */
+	case ITIMER_PROF: {
+		u64 value, interval;
+
+		cpu_itimer(current, (int)which - ITIMER_VIRTUAL, NULL, 0, &value, &interval);
+		v.it_value = ns_to_timeval(value);
+		v.it_interval = ns_to_timeval(interval);
+		break;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -192,9 +236,11 @@ long sys_setitimer(u64 which, u64 unew, u64 uold, u64 a3, u64 a4, u64 a5)
 		break;
 	case ITIMER_VIRTUAL:
 	case ITIMER_PROF:
-		if (value)
-			return cpu_timer_unsupported((int)which);
-		break;		/* disarming what was never armed */
+		cpu_itimer(current, (int)which - ITIMER_VIRTUAL, &value, interval, &old_value,
+			   &old_interval);
+		ov.it_value = ns_to_timeval(old_value);
+		ov.it_interval = ns_to_timeval(old_interval);
+		break;
 	default:
 		return -EINVAL;
 	}

@@ -147,6 +147,7 @@ void start_kernel(void)
 		slab_print_stats();
 	}
 	console_echo_run();		/* echo_console=1 only */
+	timekeeping_init();		/* CLOCK_REALTIME from the RTC */
 	futex_init();			/* before any process can wait */
 	vfs_init();			/* the root file system and /dev */
 	initrd_unpack();		/* the boot module's files into it */

@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) "sched: " fmt
 #include <quire/sched.h>
+#include <quire/process.h>
 #include <quire/signal.h>
 #include <quire/preempt.h>
 #include <quire/mm.h>
@@ -225,6 +226,11 @@ static void __schedule(bool preempt)
 		sched_lock_release();
 		return;
 	}
+	/* Gave up the CPU (a sleep) or was put back on the queue. */
+	if (prev->state != TASK_RUNNING && !preempt)
+		__atomic_fetch_add(&prev->cputime.nvcsw, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&prev->cputime.nivcsw, 1, __ATOMIC_RELAXED);
 	next->on_cpu = true;
 	next->cpu = cpu;
 	next->nr_switches++;
@@ -384,6 +390,7 @@ static struct task *alloc_task(const char *name, int node, bool with_stack)
 
 	if (!t)
 		return NULL;
+	rlimit_init_defaults(t);	/* fork copies its parent's over them */
 	if (with_stack) {
 		struct page *stack = alloc_pages_node(node, GFP_KERNEL, KERNEL_STACK_ORDER);
 
@@ -426,6 +433,7 @@ static void free_task(struct task *t)
 {
 	BUG_ON(timer_pending(&t->real_timer));	/* do_exit cancels it (exit_itimers) */
 	free_sighand(t);
+	kfree(t->exe_path);
 	__atomic_fetch_sub(&nr_tasks, 1, __ATOMIC_RELAXED);
 	__free_pages(virt_to_page(t->stack), KERNEL_STACK_ORDER);
 	kfree(t);

@@ -166,6 +166,7 @@ bool sighand_leave_group(struct task *t)
 	int stop_done = 0;	/* the stop signal, when this exit completes a group stop */
 
 	lock_sighand(sh, &flags);
+	cputime_fold_thread(t);		/* in the same step as leaving the list */
 	list_del_init(&t->thread_node);
 	last = --sh->nr_threads == 0;
 	if (t->stop_pending) {		/* the group stop waits for one thread less */
@@ -740,7 +741,7 @@ __attribute__((noreturn)) static void sig_fatal(int sig, const siginfo_t *info, 
 #define FIX_EFLAGS	0x50dd5UL	/* CF PF AF ZF SF TF DF OF RF AC: the user's to change */
 
 static void fill_sigcontext(struct sigcontext *sc, const struct pt_regs *regs, u64 oldmask,
-			    const siginfo_t *info, u64 fpstate)
+			    u64 fpstate)
 {
 	*sc = (struct sigcontext){
 		.r8 = regs->r8, .r9 = regs->r9, .r10 = regs->r10, .r11 = regs->r11,
@@ -749,11 +750,9 @@ static void fill_sigcontext(struct sigcontext *sc, const struct pt_regs *regs, u
 		.rdx = regs->rdx, .rax = regs->rax, .rcx = regs->rcx, .rsp = regs->rsp,
 		.rip = regs->rip, .eflags = regs->rflags, .cs = (u16)regs->cs,
 		.ss = (u16)regs->ss, .oldmask = oldmask, .fpstate = fpstate,
+		/* The last trap that sent a signal, whichever this one is (as Linux). */
+		.trapno = current->trap_nr, .err = current->trap_err, .cr2 = current->trap_cr2,
 	};
-	if (info->si_signo == SIGSEGV || info->si_signo == SIGBUS) {
-		sc->cr2 = info->f.fault.addr;
-		sc->trapno = 14;
-	}
 }
 
 /* Build the rt_sigframe on the user stack and point the registers at the handler. */
@@ -779,7 +778,7 @@ static int setup_rt_frame(int sig, const siginfo_t *info, const struct k_sigacti
 	f.uc.uc_stack = current->sas;
 	if (on_alt)
 		f.uc.uc_stack.ss_flags = SS_ONSTACK;
-	fill_sigcontext(&f.uc.uc_mcontext, regs, oldmask, info, fp);
+	fill_sigcontext(&f.uc.uc_mcontext, regs, oldmask, fp);
 	f.uc.uc_sigmask = oldmask;
 	f.info = *info;
 
@@ -958,8 +957,15 @@ static void do_signal(struct pt_regs *regs, bool from_syscall)
 		if (ka.handler == SIG_IGN)
 			continue;
 		if (ka.handler != SIG_DFL) {
+			/*
+			 * As Linux: a frame for each signal pending and unblocked
+			 * (under the mask this handler adds), each on top of the
+			 * last, before going back; the last one's handler runs
+			 * first. The interrupted call is settled by the first.
+			 */
 			handle_signal(sig, &info, &ka, regs, from_syscall);
-			return;
+			from_syscall = false;
+			continue;
 		}
 		if (DEFAULT_IGNORE & sigmask(sig))
 			continue;
@@ -1011,6 +1017,7 @@ long sys_rt_sigaction(u64 sig, u64 uact, u64 uoact, u64 sigsetsize, u64 a4, u64 
 		return -EINVAL;
 	if (uact && copy_from_user(&act, (void *)uact, sizeof(act)))
 		return -EFAULT;
+	act.flags &= SA_UAPI_FLAGS;		/* as Linux: unknown flags read back as 0 */
 	lock_sighand(sh, &flags);
 	old = sh->action[sig - 1];
 	if (uact) {

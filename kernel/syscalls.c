@@ -46,6 +46,37 @@ static long sys_brk(u64 brk, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return ret;
 }
 
+/* The flags Linux 6.12's MAP_SHARED_VALIDATE accepts (its LEGACY_MAP_MASK and the rest). */
+#define MAP_KNOWN_FLAGS	(MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_GROWSDOWN |	\
+			 MAP_DENYWRITE | MAP_EXECUTABLE | MAP_LOCKED | MAP_NORESERVE |		\
+			 MAP_POPULATE | MAP_NONBLOCK | MAP_STACK | MAP_HUGETLB | MAP_SYNC |	\
+			 MAP_FIXED_NOREPLACE | (0x3fUL << MAP_HUGE_SHIFT))
+
+/*
+ * mmap's flags that do more than place the mapping: MAP_SHARED_VALIDATE
+ * (unknown flags -EOPNOTSUPP; MAP_SYNC too: no file here is DAX), and
+ * MAP_HUGETLB, which needs a hugetlb pool Quire does not have: -ENOMEM, as
+ * Linux answers when the pool is empty (its default), logged once.
+ */
+static long mmap_check_flags(u64 *flags)
+{
+	static bool hugetlb_reported;
+
+	if ((*flags & MAP_SHARED_VALIDATE) == MAP_SHARED_VALIDATE) {
+		if ((*flags & ~(u64)MAP_KNOWN_FLAGS) || (*flags & MAP_SYNC))
+			return -EOPNOTSUPP;
+		*flags &= ~(u64)MAP_PRIVATE;	/* MAP_SHARED from here on */
+	}
+	if (*flags & MAP_HUGETLB) {
+		if (!__atomic_exchange_n(&hugetlb_reported, true, __ATOMIC_RELAXED))
+			pr_warn("pid %d (%s): mmap MAP_HUGETLB: there are no hugetlb pages "
+				"(not implemented; -ENOMEM as with an empty pool)\n",
+				current->tgid, current->comm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 {
 	struct mm_struct *mm = current->mm;
@@ -56,6 +87,9 @@ static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 		return -EINVAL;
 	if (off & (PAGE_SIZE - 1))
 		return -EINVAL;
+	ret = mmap_check_flags(&flags);
+	if (ret)
+		return ret;
 	if (flags & MAP_ANONYMOUS) {
 		if ((flags & MAP_SHARED) && len) {
 			/* Shared anonymous memory is an unnamed RAM file, as on Linux (shmem). */
@@ -81,6 +115,16 @@ static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 	up_write(&mm->mmap_lock);
 	if (file)
 		fput(file);	/* the VMA holds its own reference */
+	/*
+	 * MAP_POPULATE (and MAP_LOCKED: with no swap a page, once there, stays)
+	 * faults the range in, as Linux's mm_populate: writing for a private
+	 * writable mapping (COW broken now), reading otherwise; failures are
+	 * not reported, the mapping stands.
+	 */
+	if (ret >= 0 && (flags & (MAP_POPULATE | MAP_LOCKED)) && !(flags & MAP_NONBLOCK) &&
+	    (prot & (PROT_READ | PROT_WRITE | PROT_EXEC)))
+		madvise_populate(mm, (u64)ret, len,
+				 (prot & PROT_WRITE) && !(flags & MAP_SHARED));
 	return ret;
 }
 
@@ -156,59 +200,6 @@ static long sys_getuid(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
-#define RLIMIT_STACK	3
-#define RLIMIT_CORE	4
-#define RLIMIT_NOFILE	7
-#define RLIMIT_MEMLOCK	8
-#define RLIM_NLIMITS	16
-#define RLIM_INFINITY	(~0UL)
-
-struct rlimit64 {
-	u64 rlim_cur, rlim_max;
-};
-
-/* Linux's defaults for a process started by the kernel; Quire enforces none but NOFILE. */
-static struct rlimit64 default_rlimit(unsigned int resource)
-{
-	switch (resource) {
-	case RLIMIT_STACK:
-		return (struct rlimit64){ STACK_SIZE_MAX, RLIM_INFINITY };
-	case RLIMIT_CORE:
-		return (struct rlimit64){ 0, RLIM_INFINITY };
-	case RLIMIT_NOFILE:
-		return (struct rlimit64){ NR_OPEN_MAX, NR_OPEN_MAX };
-	case RLIMIT_MEMLOCK:
-		return (struct rlimit64){ 8UL << 20, 8UL << 20 };
-	default:
-		return (struct rlimit64){ RLIM_INFINITY, RLIM_INFINITY };
-	}
-}
-
-/*
- * prlimit64 for the caller (pid 0 or its own): reads the fixed limits;
- * setting one is refused with -EPERM (Quire has no per-process limits).
- */
-static long sys_prlimit64(u64 pid, u64 resource, u64 unew, u64 uold, u64 a4, u64 a5)
-{
-	struct rlimit64 old;
-
-	if (resource >= RLIM_NLIMITS)
-		return -EINVAL;
-	if (pid && pid != (u64)current->tgid && pid != (u64)current->tid)
-		return -ESRCH;
-	if (unew)
-		return -EPERM;
-	old = default_rlimit((unsigned int)resource);
-	if (uold && copy_to_user((void *)uold, &old, sizeof(old)))
-		return -EFAULT;
-	return 0;
-}
-
-static long sys_getrlimit(u64 resource, u64 uold, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	return sys_prlimit64(0, resource, 0, uold, 0, 0);
-}
-
 static long sys_set_tid_address(u64 uptr, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	current->clear_child_tid = (int *)uptr;
@@ -253,102 +244,6 @@ static long sys_getcpu(u64 ucpu, u64 unode, u64 a2, u64 a3, u64 a4, u64 a5)
 	if (unode && copy_to_user((void *)unode, &node, sizeof(node)))
 		return -EFAULT;
 	return 0;
-}
-
-static long sys_clock_gettime(u64 clock, u64 uts, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	u64 ns = ktime_get_ns();
-	struct kernel_timespec ts = { (s64)(ns / NSEC_PER_SEC), (s64)(ns % NSEC_PER_SEC) };
-
-	if (clock > 7)	/* REALTIME, MONOTONIC, ...: all run from boot for now */
-		return -EINVAL;
-	return copy_to_user((void *)uts, &ts, sizeof(ts)) ? -EFAULT : 0;
-}
-
-/*
- * Sleep until the clock reads end (ns since boot: every clock Quire has).
- * A signal ends a relative sleep with the time left in *urem and
- * -ERESTART_RESTARTBLOCK: -EINTR if a handler runs, else (a stop, a
- * signal without a handler) restart_syscall sleeps on to the same end, as
- * Linux. An absolute sleep returns -ERESTARTNOHAND (restarted as it was).
- */
-static long sleep_until(u64 end, u64 urem, bool relative);
-
-static long nanosleep_restart(struct restart_block *rb)
-{
-	return sleep_until(rb->end_ns, rb->urem, true);
-}
-
-static long sleep_until(u64 end, u64 urem, bool relative)
-{
-	struct kernel_timespec ts;
-
-	for (u64 now = ktime_get_ns(); now < end; now = ktime_get_ns()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (signal_pending(current)) {
-			__set_current_state(TASK_RUNNING);
-			if (!relative)
-				return -ERESTARTNOHAND;
-			ts.tv_sec = (s64)((end - now) / NSEC_PER_SEC);
-			ts.tv_nsec = (s64)((end - now) % NSEC_PER_SEC);
-			if (urem && copy_to_user((void *)urem, &ts, sizeof(ts)))
-				return -EFAULT;
-			current->restart_block = (struct restart_block){
-				.fn = nanosleep_restart, .end_ns = end, .urem = urem };
-			return -ERESTART_RESTARTBLOCK;
-		}
-		schedule_timeout_ns(end - now);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
-}
-
-static long sys_nanosleep(u64 ureq, u64 urem, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	struct kernel_timespec ts;
-
-	if (copy_from_user(&ts, (void *)ureq, sizeof(ts)))
-		return -EFAULT;
-	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (s64)NSEC_PER_SEC)
-		return -EINVAL;
-	return sleep_until(ktime_get_ns() + (u64)ts.tv_sec * NSEC_PER_SEC + (u64)ts.tv_nsec, urem,
-			   true);
-}
-
-#define CLOCK_REALTIME		0
-#define CLOCK_MONOTONIC		1
-#define CLOCK_PROCESS_CPUTIME_ID 2
-#define CLOCK_THREAD_CPUTIME_ID	3
-#define CLOCK_BOOTTIME		7
-#define TIMER_ABSTIME		1
-
-/*
- * clock_nanosleep (glibc's nanosleep, sleep and usleep call it): REALTIME,
- * MONOTONIC and BOOTTIME, which all read time since boot in Quire;
- * TIMER_ABSTIME sleeps until that reading. A CPU-time clock is
- * -EOPNOTSUPP for the process's (Quire keeps no CPU time; logged) and
- * -EINVAL for a thread's, as Linux; any other id -EINVAL.
- */
-static long sys_clock_nanosleep(u64 clock, u64 flags, u64 ureq, u64 urem, u64 a4, u64 a5)
-{
-	struct kernel_timespec ts;
-	u64 t;
-
-	if (clock == CLOCK_PROCESS_CPUTIME_ID) {
-		pr_warn("pid %d (%s): clock_nanosleep on CLOCK_PROCESS_CPUTIME_ID is not implemented "
-			"(-EOPNOTSUPP)\n", current->tgid, current->comm);
-		return -EOPNOTSUPP;
-	}
-	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME)
-		return -EINVAL;
-	if (copy_from_user(&ts, (void *)ureq, sizeof(ts)))
-		return -EFAULT;
-	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (s64)NSEC_PER_SEC)
-		return -EINVAL;
-	t = (u64)ts.tv_sec * NSEC_PER_SEC + (u64)ts.tv_nsec;
-	if (flags & TIMER_ABSTIME)
-		return sleep_until(t, 0, false);	/* interrupted: nothing to report back */
-	return sleep_until(ktime_get_ns() + t, urem, true);
 }
 
 struct new_utsname {
@@ -565,6 +460,21 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[309] = sys_getcpu,
 	[319] = sys_memfd_create,
 	[318] = sys_getrandom,
+	/* kernel/time.c, kernel/cputime.c */
+	[96] = sys_gettimeofday,
+	[98] = sys_getrusage,
+	[100] = sys_times,
+	[201] = sys_time,
+	[227] = sys_clock_settime,
+	[229] = sys_clock_getres,
+	/* kernel/fs_syscalls.c: where am I */
+	[79] = sys_getcwd,
+	[81] = sys_fchdir,
+	[89] = sys_readlink,
+	[267] = sys_readlinkat,
+	[88] = sys_symlink,
+	[266] = sys_symlinkat,
+	[160] = sys_setrlimit,
 	/* Process groups, sessions, job control (kernel/pgrp.c, kernel/signal.c). */
 	[109] = sys_setpgid,
 	[111] = sys_getpgrp,

@@ -358,7 +358,36 @@ static unsigned long prot_to_vm_flags(unsigned long prot)
 	       (prot & PROT_EXEC ? VM_EXEC : 0);
 }
 
-/* A free gap of len bytes, searched downwards from mmap_base. 0 when none. */
+/*
+ * The lowest free gap of len bytes at or above from, keeping
+ * STACK_GUARD_GAP below a stack (a VM_GROWSDOWN VMA). 0 when none.
+ */
+static unsigned long unmapped_area_bottom_up(struct mm_struct *mm, unsigned long from,
+					     unsigned long len)
+{
+	unsigned long start = from;
+	struct vm_area_struct *v;
+
+	list_for_each_entry(v, &mm->vmas, vm_list) {
+		unsigned long end = v->vm_start;
+
+		if (v->vm_end <= start)
+			continue;
+		if (v->vm_flags & VM_GROWSDOWN)
+			end = end > STACK_GUARD_GAP ? end - STACK_GUARD_GAP : 0;
+		if (end > start && end - start >= len)
+			return start;
+		start = max(start, v->vm_end);
+	}
+	return USER_TOP - start >= len ? start : 0;
+}
+
+/*
+ * A free gap of len bytes: searched downwards from mmap_base, as Linux's
+ * top-down layout; when everything below is taken, upwards from mmap_base
+ * (the room left for the stack), as Linux falls back to a bottom-up
+ * search. 0 when none.
+ */
 static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len)
 {
 	unsigned long top = mm->mmap_base;
@@ -374,7 +403,7 @@ static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len)
 		if (top - (below ? below->vm_end : MMAP_MIN_ADDR) >= len && top >= len)
 			return top - len;
 		if (!below)
-			return 0;
+			return unmapped_area_bottom_up(mm, mm->mmap_base, len);
 		top = below->vm_start;
 	}
 }
@@ -424,6 +453,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 			return -ENOMEM;
 	}
 	vm_flags = prot_to_vm_flags(prot) | (type == MAP_SHARED ? VM_SHARED : 0);
+	if ((flags & MAP_GROWSDOWN) && !file)
+		vm_flags |= VM_GROWSDOWN;	/* grows as the stack does (expand_stack) */
 	err = file ? insert_vma_file(mm, addr, addr + len, vm_flags, file, pgoff) :
 		     insert_vma(mm, addr, addr + len, vm_flags);
 	if (err)

@@ -26,6 +26,11 @@
 #            $BUILD/linux-selftests/compare.md
 #   compare  quire, linux, then table (`make linux-selftests`)
 #   list     print the list of cases (PROG[,ARG...], kselftest_run's form)
+#   boot-linux LOG TIMEOUT INITRD ARGS [DIR...]
+#            for other scripts (scripts/difftest.sh): boot Linux 6.12 as
+#            above, with INITRD made of $BUILD/user and the DIRs, and
+#            kselftest_run as /init with -i and ARGS; the serial log on
+#            stdout and in LOG. Builds nothing: $BUILD/user must be there.
 #
 # Environment: BUILD [build], LSELFTESTS_TIMEOUT (seconds per test) [300],
 # LSELFTESTS="case case ..." (another list of cases, e.g. "cow mremap_test").
@@ -240,10 +245,12 @@ write_lists() {
     while read -r c; do
         c=${c%%[[:space:]]*}
         mapfile -t all < <(read_cases "$all_list")
-        specs "${all[@]}" | grep -qxF -- "$c" ||
+        # Not grep -q: it stops reading at the match, and the SIGPIPE of
+        # specs then fails the pipeline (pipefail) now and then.
+        specs "${all[@]}" | grep -xF -- "$c" >/dev/null ||
             die "$quire_list: '$c' is not a case of $all_list"
         [ -n "${LSELFTESTS:-}" ] || continue
-        specs "${cases[@]}" | grep -qxF -- "$c" || die "LSELFTESTS leaves out '$c' of $quire_list"
+        specs "${cases[@]}" | grep -xF -- "$c" >/dev/null || die "LSELFTESTS leaves out '$c' of $quire_list"
     done <"$bin/quire.list"
 }
 
@@ -278,9 +285,9 @@ boot_quire() {
         TIMEOUT=$((n * LSELFTESTS_TIMEOUT + 120)) "$root/scripts/run-qemu.sh" </dev/null | tee "$log"
 }
 
-boot_linux() {
-    local log=$1 n=${#cases[@]} deb kernel pkg dir=$top/linux-image
-    "$root/scripts/deps.sh" --for run
+# Fetches Linux 6.12's image (once) and prints the path of its vmlinuz.
+linux_kernel() {
+    local deb kernel pkg dir=$top/linux-image
     pkg=$(apt-cache depends "$image_meta" 2>/dev/null | awk '/Depends: linux-image-6\.12/ { print $2; exit }')
     [ -n "$pkg" ] || die "cannot tell which package $image_meta stands for (apt-cache depends $image_meta; apt-get update?)"
     deb=$(fetch "$pkg")
@@ -292,20 +299,36 @@ boot_linux() {
     fi
     kernel=$(find "$dir/boot" -name 'vmlinuz-*' | head -n 1)
     [ -n "$kernel" ] || die "no boot/vmlinuz-* in ${deb##*/}"
-    # The initramfs: what Quire's has (Quire's programs, the tests, grep)
-    # and the runner as /init (it mounts /proc, /sys, debugfs, /dev and
-    # /tmp itself, then powers off).
+    echo "$kernel"
+}
+
+# linux_boot LOG TIMEOUT INITRD ARGS [DIR...]: Linux 6.12 on numa3, its
+# initramfs INITRD made of what Quire's has ($BUILD/user: Quire's programs
+# and tests) and the DIRs, with the runner as /init (it mounts /proc, /sys,
+# debugfs, /dev and /tmp itself, then powers off) and ARGS after -i.
+linux_boot() {
+    local log=$1 timeout=$2 initrd=$3 args=$4 kernel
+    shift 4
+    "$root/scripts/deps.sh" --for run
+    [ -x "$BUILD/user/tests/kselftest_run" ] || die "no $BUILD/user/tests/kselftest_run (make user)"
+    kernel=$(linux_kernel)
     mkdir -p "$top/linux-init"
     cp "$BUILD/user/tests/kselftest_run" "$top/linux-init/init"
-    "$root/scripts/mkinitrd.sh" "$top/linux-initrd.cpio" "$BUILD/user" "$top/root" "$top/linux-init"
+    "$root/scripts/mkinitrd.sh" "$initrd" "$BUILD/user" "$@" "$top/linux-init"
     say "booting ${kernel##*/} on numa3"
     # run-qemu.sh reports Linux's power-off as "no status" (3): the KTAP is
     # what counts here. Everything after -- goes to /init. loglevel=3: the
     # console shows errors only (uffd-unit-tests' poison case has Linux
     # print a line per poisoned page, minutes of serial output under TCG).
-    FIRMWARE=direct TOPOLOGY=numa3 KERNEL="$kernel" INITRD="$top/linux-initrd.cpio" \
-        CMDLINE="console=ttyS0 loglevel=3 panic=-1 -- -i $(runner_args)" \
-        TIMEOUT=$((n * LSELFTESTS_TIMEOUT + 300)) "$root/scripts/run-qemu.sh" </dev/null | tee "$log" || true
+    FIRMWARE=direct TOPOLOGY=numa3 KERNEL="$kernel" INITRD="$initrd" \
+        CMDLINE="console=ttyS0 loglevel=3 panic=-1 -- -i $args" \
+        TIMEOUT="$timeout" "$root/scripts/run-qemu.sh" </dev/null | tee "$log" || true
+}
+
+# Every case of the list, with the tests and grep ($top/root) in the initramfs.
+boot_linux() {
+    linux_boot "$1" $((${#cases[@]} * LSELFTESTS_TIMEOUT + 300)) "$top/linux-initrd.cpio" \
+        "$(runner_args)" "$top/root"
 }
 
 table() {
@@ -349,8 +372,13 @@ main() {
         table
         ;;
     list) printf '%s\n' "${cases[@]}" ;;
+    boot-linux)
+        [ $# -ge 5 ] || die "usage: $0 boot-linux LOG TIMEOUT INITRD ARGS [DIR...]"
+        shift
+        linux_boot "$@"
+        ;;
     *)
-        echo "usage: $0 build|quire|linux|compare|table|list" >&2
+        echo "usage: $0 build|quire|linux|compare|table|list|boot-linux" >&2
         exit 2
         ;;
     esac

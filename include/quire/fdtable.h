@@ -36,6 +36,8 @@ void files_close_on_exec(struct files_struct *files);
 
 /* The lowest free descriptor >= min for f (taking the caller's reference), or -EMFILE. */
 int fd_install_min(struct files_struct *files, struct file *f, int min, bool cloexec);
+/* One more than the highest descriptor the calling process may have (RLIMIT_NOFILE). */
+int nofile_limit(void);
 /* The file behind fd with a new reference, or NULL (EBADF). */
 struct file *fget(struct files_struct *files, int fd);
 int fd_close(struct files_struct *files, int fd);

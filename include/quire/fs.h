@@ -236,6 +236,14 @@ int vfs_unlink(struct inode *cwd, const char *path);
 int vfs_rmdir(struct inode *cwd, const char *path);
 /* readlink: copy the target (not NUL-terminated); its length or -errno. */
 ssize_t vfs_readlink(struct inode *cwd, const char *path, char *buf, size_t size);
+/*
+ * fs/d_path.c. vfs_getcwd: the absolute path of directory cwd (NULL: the
+ * root) into buf, NUL-terminated; its length, or -ENOENT (removed),
+ * -ERANGE (size too small). vfs_real_path: the absolute path of the file
+ * path names, directories and a final symlink resolved; kmalloc'd, or NULL.
+ */
+long vfs_getcwd(struct inode *cwd, char *buf, size_t size);
+char *vfs_real_path(struct inode *cwd, const char *path);
 int vfs_stat(struct inode *cwd, const char *path, int flags, struct stat *st);
 
 /* ---- open files (fs/open.c, fs/read_write.c, fs/readdir.c, fs/ioctl.c) ---- */

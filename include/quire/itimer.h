@@ -20,5 +20,13 @@ void exit_itimers(struct task *t);
  * piles up expiries). t is current.
  */
 void itimer_real_rearm(struct task *t);
+/*
+ * The timer tick charged tick_ns of CPU time (user or kernel) to t, a
+ * thread of a user process: its process's ITIMER_VIRTUAL and ITIMER_PROF
+ * count down, and one that runs out sends SIGVTALRM or SIGPROF and is
+ * re-armed with its interval at once (Linux re-arms CPU timers when they
+ * expire). Interrupts off.
+ */
+void itimer_cpu_tick(struct task *t, bool user, u64 tick_ns);
 
 #endif

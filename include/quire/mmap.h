@@ -42,7 +42,19 @@
 #define MAP_PRIVATE	0x02
 #define MAP_FIXED	0x10
 #define MAP_ANONYMOUS	0x20
+#define MAP_SHARED_VALIDATE 0x03	/* MAP_SHARED, and unknown flags are an error */
+#define MAP_GROWSDOWN	0x0100
+#define MAP_DENYWRITE	0x0800	/* ignored, as by Linux */
+#define MAP_EXECUTABLE	0x1000	/* ignored, as by Linux */
+#define MAP_LOCKED	0x2000
+#define MAP_NORESERVE	0x4000	/* nothing is reserved anyway */
+#define MAP_POPULATE	0x8000
+#define MAP_NONBLOCK	0x10000
+#define MAP_STACK	0x20000	/* a hint; no effect, as on Linux */
+#define MAP_HUGETLB	0x40000
+#define MAP_SYNC	0x80000
 #define MAP_FIXED_NOREPLACE 0x100000
+#define MAP_HUGE_SHIFT	26		/* MAP_HUGETLB's page size, log2, in bits 26-31 */
 
 #define MADV_NORMAL	0
 #define MADV_RANDOM	1
@@ -152,6 +164,7 @@ int pte_alloc(struct mm_struct *mm, pte_t *pmd);
 #define STACK_SIZE_MAX	(8UL << 20)	/* the stack VMA may grow down this far */
 #define MMAP_BASE	(STACK_TOP - STACK_SIZE_MAX - (1UL << 30))
 #define MMAP_MIN_ADDR	0x10000UL	/* nothing is mapped below (NULL guard) */
+#define STACK_GUARD_GAP	(256UL << PAGE_SHIFT)	/* Linux's stack_guard_gap: no mmap just below a stack */
 
 struct mm_struct *mm_alloc(void);
 /* Drop a user; the last one frees every page, table and VMA. */

@@ -90,6 +90,9 @@ bool session_leader_alive(int sid);
 int tty_job_control(int tty_sid, int fg_pgrp, int sig);
 /* A process stopped or continued (kernel/signal.c): tell its parent and wake wait4. */
 void job_notify_parent(struct task *leader, int why, int sig);
+/* kernel/rlimit.c: Linux's default limits (every new task); t's process's soft limit. */
+void rlimit_init_defaults(struct task *leader);
+u64 task_rlimit(struct task *t, unsigned int resource);
 
 /* Boot: SYSCALL/SYSRET on this CPU. */
 void syscall_init(void);

@@ -65,6 +65,13 @@ struct pseudo_node *pseudo_mkdir(struct pseudo_node *parent, const char *name);
 /* A file in parent with permission bits mode (0444, 0644, 0400...); 0 or -errno. */
 int pseudo_create(struct pseudo_node *parent, const char *name, umode_t mode,
 		  const struct pseudo_ops *ops, void *data);
+/*
+ * A symlink in parent whose target target() makes when it is read or
+ * followed, for the calling task (/proc/self/exe); the string must stay
+ * valid while the caller runs. NULL: no target (lookups through it fail
+ * with ENOENT). 0 or -errno.
+ */
+int pseudo_symlink(struct pseudo_node *parent, const char *name, const char *(*target)(void));
 /* The directory inode of a node (for mounting); no reference is taken. */
 struct inode *pseudo_inode(struct pseudo_node *node);
 

@@ -16,6 +16,7 @@
 #define QUIRE_SCHED_H
 
 #include <quire/mempolicy.h>
+#include <quire/cputime.h>
 #include <quire/types.h>
 #include <quire/list.h>
 #include <quire/atomic.h>
@@ -34,6 +35,15 @@
 #define KERNEL_STACK_ORDER	2		/* 16 KiB kernel stacks */
 #define KERNEL_STACK_SIZE	(4096UL << KERNEL_STACK_ORDER)
 #define SCHED_SLICE_NS		(10 * 1000 * 1000ULL)	/* a tick */
+
+/*
+ * A resource limit (Linux's struct rlimit64, kept here without the uapi
+ * header, whose names clash with the C library's in host builds).
+ */
+#define TASK_RLIMITS		16	/* RLIM_NLIMITS */
+struct rlimit64 {
+	u64 rlim_cur, rlim_max;
+};
 
 typedef u64 cpumask_t;			/* bit n: CPU n (MAX_CPUS = 64) */
 #define CPU_MASK_ALL		(~0ULL)
@@ -60,6 +70,15 @@ struct task {
 	u64 runtime_ns;
 	u64 nr_switches;
 	u64 nr_migrations;
+	/*
+	 * CPU time and faults (kernel/cputime.c). cputime.sum_exec_ns is unused:
+	 * runtime_ns above is the exact count. The leader also keeps its
+	 * process's ended threads' figures and its reaped children's.
+	 */
+	struct task_cputime cputime;
+	struct task_cputime dead_threads;
+	struct task_cputime children_cputime;
+	struct prev_cputime prev_thread, prev_group, prev_children;	/* reported so far */
 	/* Lock debugging (kernel/locking/): what this task holds. */
 	int locks_held;
 	/* The innermost armed fault_catch (asm/traps.h): faults are caught per task. */
@@ -93,6 +112,8 @@ struct task {
 	struct list_head thread_node;	/* in sighand->threads, under its siglock, until exit */
 	void *user_regs;		/* the struct pt_regs of the system call in progress */
 	struct files_struct *files;	/* open files and cwd (user processes) */
+	struct rlimit64 rlim[TASK_RLIMITS];	/* leader: the process's resource limits (kernel/rlimit.c) */
+	char *exe_path;			/* leader: the program's absolute path (/proc/self/exe), kmalloc'd */
 	/* Signals (kernel/signal.c, include/quire/signal.h). */
 	struct sighand_struct *sighand;	/* actions, pending signals, the lock; user tasks only */
 	u64 blocked;			/* blocked signals (rt_sigprocmask); inherited by fork */
@@ -114,6 +135,12 @@ struct task {
 		u64 end_ns;			/* nanosleep: the clock reading it sleeps until */
 		u64 urem;			/* its rem argument */
 	} restart_block;
+	/*
+	 * The last trap that sent this thread a signal, which every signal
+	 * frame's sigcontext reports after it (trapno, err, cr2), as on Linux:
+	 * set by the architecture's trap handler (arch/x86_64/kernel/traps.c).
+	 */
+	u64 trap_nr, trap_err, trap_cr2;
 	u64 robust_list;		/* set_robust_list (recorded) */
 	struct mempolicy mempolicy;	/* set_mempolicy; inherited by fork (mm/mempolicy.c) */
 	/*
@@ -124,6 +151,12 @@ struct task {
 	 */
 	struct timer_list real_timer;
 	u64 it_real_incr;		/* its interval in ns; 0: it fires once */
+	/*
+	 * ITIMER_VIRTUAL ([0]) and ITIMER_PROF ([1]): CPU time left (0:
+	 * disarmed) and the interval, in ns, counted down by the tick's
+	 * samples of the process's threads; the leader's, under its siglock.
+	 */
+	struct { u64 value, incr; } it_cpu[2];
 	/* The user's x87/SSE registers while switched out (fxsave format). */
 	u8 fpu_state[512] __attribute__((aligned(16)));
 };

@@ -48,6 +48,12 @@ long sys_mkdir(SYSCALL_ARGS);
 long sys_unlink(SYSCALL_ARGS);
 long sys_rmdir(SYSCALL_ARGS);
 long sys_chdir(SYSCALL_ARGS);
+long sys_fchdir(SYSCALL_ARGS);
+long sys_symlink(SYSCALL_ARGS);
+long sys_symlinkat(SYSCALL_ARGS);
+long sys_getcwd(SYSCALL_ARGS);
+long sys_readlink(SYSCALL_ARGS);
+long sys_readlinkat(SYSCALL_ARGS);
 long sys_execve(SYSCALL_ARGS);
 long sys_fork(SYSCALL_ARGS);
 long sys_clone(SYSCALL_ARGS);
@@ -75,6 +81,21 @@ long sys_pause(SYSCALL_ARGS);
 long sys_futex(SYSCALL_ARGS);
 long sys_set_robust_list(SYSCALL_ARGS);
 long sys_get_robust_list(SYSCALL_ARGS);
+/* kernel/time.c */
+long sys_clock_gettime(SYSCALL_ARGS);
+long sys_clock_getres(SYSCALL_ARGS);
+long sys_clock_settime(SYSCALL_ARGS);
+long sys_gettimeofday(SYSCALL_ARGS);
+long sys_time(SYSCALL_ARGS);
+long sys_nanosleep(SYSCALL_ARGS);
+long sys_clock_nanosleep(SYSCALL_ARGS);
+/* kernel/rlimit.c */
+long sys_getrlimit(SYSCALL_ARGS);
+long sys_setrlimit(SYSCALL_ARGS);
+long sys_prlimit64(SYSCALL_ARGS);
+/* kernel/cputime.c */
+long sys_getrusage(SYSCALL_ARGS);
+long sys_times(SYSCALL_ARGS);
 /* kernel/itimer.c */
 long sys_getitimer(SYSCALL_ARGS);
 long sys_setitimer(SYSCALL_ARGS);

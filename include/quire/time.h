@@ -14,6 +14,14 @@ struct kernel_timespec {
 
 /* Nanoseconds since the clock started (0 before tsc_init). */
 u64 ktime_get_ns(void);
+/* Wall-clock time (CLOCK_REALTIME, ns since 1970): kernel/time.c. */
+u64 ktime_get_real_ns(void);
+/* A CLOCK_REALTIME reading as the ktime_get_ns reading of the same moment (0 if before boot). */
+u64 ktime_real_to_mono(u64 real_ns);
+/* Boot: start CLOCK_REALTIME from the battery-backed clock. */
+void timekeeping_init(void);
+/* The architecture's battery-backed clock: seconds since 1970 (UTC), 0 if none. */
+u64 read_persistent_clock(void);
 /* The TSC frequency, measured at boot. */
 u64 tsc_khz(void);
 void tsc_init(void);

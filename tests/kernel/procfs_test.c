@@ -261,8 +261,8 @@ static void sys_and_proc_listings(struct ktest *t)
 	KEXPECT_STREQ(t, names, " self vmstat quire");
 	KEXPECT_EQ(t, list_dir("/proc/quire", names, sizeof(names), &dirs), 1);
 	KEXPECT_STREQ(t, names, " mm_verify");
-	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 3);
-	KEXPECT_STREQ(t, names, " pagemap smaps maps");
+	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 4);
+	KEXPECT_STREQ(t, names, " pagemap smaps maps exe");
 	KEXPECT_EQ(t, list_dir("/sys", names, sizeof(names), &dirs), 2);
 	KEXPECT_STREQ(t, names, " kernel devices");
 	KEXPECT_EQ(t, list_dir("/sys/devices/system", names, sizeof(names), &dirs), 2);

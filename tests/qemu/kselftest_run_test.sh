@@ -29,6 +29,11 @@ checks=(
     "the program's output only as # lines"
     "exit status: 0 with oks and skips, 1 with a failure"
     "sh -c: a pipeline's output, and its status with nothing added"
+    "-d: stdout the same as DIR/NAME.out, with its status line: ok; stderr left out"
+    "-d: a different output: not ok, with the lines that differ"
+    "-d: no recorded output: not ok, with the whole output"
+    "-d: a program killed by a signal: its status line differs"
+    "-o: the whole output as #| lines, counted and hashed; -N names the suite"
 )
 echo "KTAP version 1"
 echo "1..${#checks[@]}"
@@ -54,6 +59,13 @@ prog segv 'kill -SEGV $$'
 prog sleeper 'sleep 30'
 prog args 'echo "got [$1] [$2]"; [ "$1" = a ] && [ "$2" = b ]'
 printf '# a comment\n  pass   # and another\n\nskip\nsleeper timeout=1\n' >"$work/cases.list"
+prog same 'echo "one: 1"; echo "noise" >&2; echo two'
+prog other 'echo "one: 1"; echo three; exit 3'
+prog norecord 'echo "only here"'
+mkdir -p "$work/expected"
+printf 'one: 1\ntwo\n[exit status 0]\n' >"$work/expected/same.out"
+printf 'one: 1\ntwo\n[exit status 0]\n' >"$work/expected/other.out"
+printf '[exit status 0]\n' >"$work/expected/segv.out"
 
 out=$("$runner" -t 2 "$work/pass" "$work/fail" "$work/skip" "$work/allskip" \
     "$work/nothing" "$work/liar" "$work/count4" "$work/segv" "$work/sleeper" \
@@ -64,6 +76,9 @@ listed=$("$runner" -f "$work/cases.list" 2>&1)
 good=$("$runner" "$work/pass" "$work/skip" "$work/allskip" 2>&1)
 good_status=$?
 piped=$("$quire_sh" -c "echo one two | $runner -f $work/none.list" 2>&1; echo "status $?")
+differs=$("$runner" -N difftest -d "$work/expected" "$work/same" "$work/other" "$work/norecord" \
+    "$work/segv" 2>/dev/null)
+recorded=$("$runner" -N difftest -o "$work/same" 2>/dev/null)
 
 n=0 failed=0
 check() { # check DESCRIPTION-INDEX CONDITION...
@@ -96,4 +111,11 @@ check 11 eval 'has "$listed" "    1..3" && has "$listed" "    ok 1 pass" && has 
 check 12 eval '! grep -q "^ok 1 fine" <<<"$out" && has "$out" "    # ok 1 fine" && has "$out" "    # got [a] [b]"'
 check 13 eval '[ $status = 1 ] && [ $good_status = 0 ] && has "$good" "ok 1 linux_mm_selftests"'
 check 14 eval 'has "$piped" "# kselftest_run: $work/none.list: No such file or directory" && has "$piped" "status 1" && ! grep -q "exit status" <<<"$piped"'
+check 15 eval 'has "$differs" "    ok 1 same" && ! grep -q noise <<<"$differs" && has "$differs" "    # Subtest: difftest"'
+check 16 eval 'has "$differs" "    not ok 2 other # output differs from $work/expected/other.out: 4 lines" && has "$differs" "    # -    2| two" && has "$differs" "    # -    3| [exit status 0]" && has "$differs" "    # +    2| three" && has "$differs" "    # +    3| [exit status 3]" && ! grep -q "one: 1" <<<"$differs"'
+check 17 eval 'grep -q "^    not ok 3 norecord # no recorded output: $work/expected/norecord.out: No such file or directory" <<<"$differs" && has "$differs" "    #| only here" && has "$differs" "    #| [exit status 0]"'
+check 18 eval 'has "$differs" "    # +    1| [killed by signal 11]" && has "$differs" "not ok 1 difftest"'
+check 19 eval 'has "$recorded" "    #| one: 1" && has "$recorded" "    #| two" && has "$recorded" "    #| [exit status 0]" && has "$recorded" "    # same: 3 lines, fnv1a 0x$(printf "one: 1\ntwo\n[exit status 0]\n" | python3 -c "import sys; h = 2166136261
+for b in sys.stdin.buffer.read(): h = ((h ^ b) * 16777619) & 0xffffffff
+print(f\"{h:08x}\")")" && has "$recorded" "    ok 1 same" && has "$recorded" "ok 1 difftest" && ! grep -q noise <<<"$recorded"'
 exit $failed

@@ -45,8 +45,11 @@ timeout= defaults to 60 s. Each job's output goes to <log-dir>/<name>.log.
 
 Whole-plan check (run before the jobs when no --only is given, and alone
 with --check-plan, which prints it as KTAP): every tests/host/test_*.c has a
-host job running build/tests/host/test_*, and every ring-3 test program
-user/tests/*.c (and user/dyn/*.c) is started by some job's cmdline.
+host job running build/tests/host/test_*, every ring-3 test program
+user/tests/*.c (and user/dyn/*.c) is started by some job's cmdline, and
+every differential program tests/diff/*.c has Linux's recorded output
+(tests/diff/expected/NAME.out) and a job running their list
+(/diff/quire.list: docs/difftest.md).
 
 A job whose KTAP reports no test at all (plan 1..0, or no results) fails.
 
@@ -489,7 +492,10 @@ def plan_coverage(jobs, root=ROOT):
     Host tests: tests/host/test_X.c needs a host job running
     build/tests/host/test_X. Ring-3 programs: user/tests/X.c and
     user/dyn/X.c (dynamically linked) need a job whose cmdline starts
-    /tests/X."""
+    /tests/X. Differential programs: tests/diff/X.c needs its recorded
+    output tests/diff/expected/X.out and a job whose cmdline runs
+    /diff/quire.list (every program but those tests/diff/differs.txt
+    leaves out, with its reason)."""
     host_targets = {j.target for j in jobs if j.kind == 'host'}
     cmdlines = ' '.join(j.opts.get('cmdline', '') for j in jobs)
     out = []
@@ -503,6 +509,15 @@ def plan_coverage(jobs, root=ROOT):
         found = re.search(rf'/tests/{re.escape(src.stem)}(\s|"|$)', cmdlines)
         out.append((str(src.relative_to(root)),
                     '' if found else f'no job starts /tests/{src.stem}'))
+    for src in sorted(Path(root, 'tests/diff').glob('*.c')):
+        recorded = Path(root, 'tests/diff/expected', f'{src.stem}.out')
+        if not recorded.exists():
+            why = f'no recorded output tests/diff/expected/{recorded.name} (make difftest-record)'
+        elif not re.search(r'/diff/quire\.list(\s|"|$)', cmdlines):
+            why = 'no job runs /diff/quire.list'
+        else:
+            why = ''
+        out.append((f'tests/diff/{src.name}', why))
     return out
 
 

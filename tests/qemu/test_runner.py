@@ -479,6 +479,19 @@ class HolesTest(unittest.TestCase):
             o = runner.plan_check_outcome(jobs, d)
             self.assertEqual((o.passed, o.failed), (2, 1))
 
+    def test_plan_coverage_of_differential_programs(self):
+        with tempfile.TemporaryDirectory() as d:
+            for f in ('tests/diff/a.c', 'tests/diff/b.c', 'tests/diff/expected/a.out'):
+                Path(d, f).parent.mkdir(parents=True, exist_ok=True)
+                Path(d, f).write_text('')
+            with_job = runner.parse_plan('d qemu firmware=direct topology=numa3 '
+                                         'cmdline=\'init="/bin/init /tests/r -f /diff/quire.list"\'\n')
+            rows = dict(runner.plan_coverage(with_job, d))
+            self.assertEqual(rows['tests/diff/a.c'], '')
+            self.assertIn('no recorded output tests/diff/expected/b.out', rows['tests/diff/b.c'])
+            rows = dict(runner.plan_coverage(runner.parse_plan('h host build/x\n'), d))
+            self.assertEqual(rows['tests/diff/a.c'], 'no job runs /diff/quire.list')
+
 
 class MceInjectTest(unittest.TestCase):
     def test_requests(self):

@@ -6,11 +6,13 @@
  * POPULATE_READ/WRITE (seen in /proc/self/pagemap), COLD, PAGEOUT and
  * FREE; mmap of /dev/zero, private and shared across fork; alarm,
  * getitimer and setitimer (SIGALRM's siginfo, interval timers, re-arming
- * at delivery, fork and exec, exit with a timer running). Prints KTAP;
- * run under /bin/init by the abi-numa3 job.
+ * at delivery, fork and exec, exit with a timer running); getcwd, fchdir,
+ * readlink and /proc/self/exe; the resource limits. Prints KTAP; run
+ * under /bin/init by the abi-numa3 job.
  *
  * With "after-exec" as its argument it is the exec case's second half:
- * it exits with the seconds its inherited alarm had left.
+ * it exits with the seconds its inherited alarm had left. With
+ * "exe-is PATH" it exits 0 when /proc/self/exe reads PATH.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -834,13 +837,298 @@ static void case_clock_nanosleep_umask(void)
 	ktap_report("clock_nanosleep_and_umask", NULL);
 }
 
+/* ---- 5. where am I: getcwd, fchdir, readlink, /proc/self/exe ---- */
+
+static long k_getcwd(char *buf, unsigned long size)
+{
+	return syscall(SYS_getcwd, buf, size);
+}
+
+static bool cwd_is(const char *want)
+{
+	char buf[256];
+	long n = k_getcwd(buf, sizeof(buf));
+
+	if (n < 0 || strcmp(buf, want)) {
+		printf("    # cwd: %ld \"%s\", expected \"%s\"\n", n, n < 0 ? "" : buf, want);
+		return false;
+	}
+	return n == (long)strlen(want) + 1;	/* the length with the NUL */
+}
+
+static void case_getcwd_fchdir(void)
+{
+	char buf[64];
+	int fd;
+
+	CHECK(chdir("/") == 0 && cwd_is("/"));
+	mkdir("/tmp/cwd-a", 0755);
+	mkdir("/tmp/cwd-a/b", 0755);
+	CHECK(chdir("/tmp/cwd-a/b") == 0 && cwd_is("/tmp/cwd-a/b"));
+	CHECK(chdir("..") == 0 && cwd_is("/tmp/cwd-a"));
+	CHECK(chdir("./b/../b/.") == 0 && cwd_is("/tmp/cwd-a/b"));
+	errno = 0;
+	CHECK(k_getcwd(buf, 12) == -1 && errno == ERANGE);	/* 12 bytes: no room for the NUL */
+	CHECK(k_getcwd(buf, 13) == 13 && !strcmp(buf, "/tmp/cwd-a/b"));
+	CHECK(k_getcwd(buf, 0) == -1 && errno == ERANGE);
+	CHECK(k_getcwd((char *)8, 64) == -1 && errno == EFAULT);
+	/* Through a symlink: the directory's own path, as Linux. */
+	unlink("/tmp/cwd-link");
+	CHECK(symlink("/tmp/cwd-a", "/tmp/cwd-link") == 0);
+	CHECK(chdir("/tmp/cwd-link/b") == 0 && cwd_is("/tmp/cwd-a/b"));
+	/* Across a mount point. */
+	CHECK(chdir("/proc/self") == 0 && cwd_is("/proc/self"));
+	CHECK(chdir("..") == 0 && cwd_is("/proc"));
+	/* fchdir */
+	fd = open("/tmp/cwd-a", O_RDONLY | O_DIRECTORY);
+	CHECK(fd >= 0 && fchdir(fd) == 0 && cwd_is("/tmp/cwd-a"));
+	close(fd);
+	fd = open("/tests/abi_ktap", O_RDONLY);
+	CHECK(fd >= 0 && fchdir(fd) == -1 && errno == ENOTDIR);
+	close(fd);
+	CHECK(fchdir(999) == -1 && errno == EBADF);
+	/* A removed cwd has no path. */
+	mkdir("/tmp/cwd-gone", 0755);
+	CHECK(chdir("/tmp/cwd-gone") == 0 && rmdir("/tmp/cwd-gone") == 0);
+	CHECK(k_getcwd(buf, sizeof(buf)) == -1 && errno == ENOENT);
+	CHECK(chdir("/") == 0 && cwd_is("/"));
+	unlink("/tmp/cwd-link");
+	rmdir("/tmp/cwd-a/b");
+	rmdir("/tmp/cwd-a");
+	ktap_report("getcwd_and_fchdir", NULL);
+}
+
+/* Run this program as exec_path from directory dir; it checks /proc/self/exe reads want. */
+static int exec_sees_exe(const char *dir, const char *exec_path, const char *want)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (chdir(dir) == 0)
+			execl(exec_path, "abi_ktap", "exe-is", want, (char *)NULL);
+		_exit(99);
+	}
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int exe_is(const char *want)
+{
+	char buf[256];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return 2;
+	buf[n] = '\0';
+	return strcmp(buf, want) ? 1 : 0;
+}
+
+static void case_readlink_proc_self_exe(void)
+{
+	char buf[64];
+	int dfd;
+
+	CHECK(readlink("/proc/self/exe", buf, sizeof(buf)) == (ssize_t)strlen(self_path) &&
+	      !memcmp(buf, self_path, strlen(self_path)));
+	CHECK(exec_sees_exe("/tests", "./abi_ktap", "/tests/abi_ktap") == 0);
+	CHECK(exec_sees_exe("/tmp", "../tests/../tests/abi_ktap", "/tests/abi_ktap") == 0);
+	unlink("/tmp/abi-exe-link");
+	CHECK(symlink("/tests/abi_ktap", "/tmp/abi-exe-link") == 0);
+	CHECK(exec_sees_exe("/", "/tmp/abi-exe-link", "/tests/abi_ktap") == 0);
+	CHECK(exec_sees_exe("/", "/tmp/abi-exe-link", "/tmp/abi-exe-link") == 1);	/* can fail */
+
+	/* A failed execve leaves the program as it was. */
+	{
+		static const char bad_elf[] = "\177ELF not really";
+		int fd = open("/tmp/abi-bad-elf", O_WRONLY | O_CREAT | O_TRUNC, 0755);
+
+		CHECK(fd >= 0 && write(fd, bad_elf, sizeof(bad_elf)) == sizeof(bad_elf));
+		close(fd);
+		CHECK(execl("/tmp/abi-bad-elf", "abi-bad-elf", (char *)NULL) == -1 && errno == ENOEXEC);
+		unlink("/tmp/abi-bad-elf");
+		CHECK(readlink("/proc/self/exe", buf, sizeof(buf)) == (ssize_t)strlen(self_path) &&
+		      !memcmp(buf, self_path, strlen(self_path)));
+	}
+
+	/* readlink's rules */
+	memset(buf, 'x', sizeof(buf));
+	CHECK(readlink("/tmp/abi-exe-link", buf, 5) == 5 && !memcmp(buf, "/testx", 6));
+	errno = 0;
+	CHECK(syscall(SYS_readlink, "/tmp/abi-exe-link", buf, 0) == -1 && errno == EINVAL);
+	CHECK(readlink("/tests/abi_ktap", buf, sizeof(buf)) == -1 && errno == EINVAL);
+	CHECK(readlink("/tmp/no-such-link", buf, sizeof(buf)) == -1 && errno == ENOENT);
+	CHECK(readlink("/tmp/abi-exe-link", (char *)8, sizeof(buf)) == -1 && errno == EFAULT);
+	dfd = open("/tmp", O_RDONLY | O_DIRECTORY);
+	CHECK(dfd >= 0 && readlinkat(dfd, "abi-exe-link", buf, sizeof(buf)) == 15 &&
+	      !memcmp(buf, "/tests/abi_ktap", 15));
+	close(dfd);
+	unlink("/tmp/abi-exe-link");
+	ktap_report("readlink_and_proc_self_exe", NULL);
+}
+
+/* ---- 7. mmap's flags and where mmap puts things ---- */
+
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE	0x03
+#endif
+
+static int present_pages(const char *p, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		k += (pagemap_of(p + i * PAGE) & PM_PRESENT) != 0;
+	return k;
+}
+
+static void case_mmap_flags(void)
+{
+	char *p, *q;
+	int fd;
+
+	/* MAP_POPULATE faults everything in at once; without it, nothing is there. */
+	p = mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED && present_pages(p, 16) == 0);
+	munmap(p, 16 * PAGE);
+	p = mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	CHECK(p != MAP_FAILED && present_pages(p, 16) == 16);
+	CHECK(p[5 * PAGE] == 0);
+	munmap(p, 16 * PAGE);
+	fd = open("/tmp/abi-populate", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && ftruncate(fd, 8 * PAGE) == 0);
+	p = mmap(NULL, 8 * PAGE, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+	CHECK(p != MAP_FAILED && present_pages(p, 8) == 8);
+	munmap(p, 8 * PAGE);
+	/* MAP_SHARED_VALIDATE: MAP_SHARED, and unknown flags refused. */
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE, fd, 0);
+	CHECK(p != MAP_FAILED);
+	if (p != MAP_FAILED) {
+		p[0] = 'v';
+		CHECK(pread(fd, &p[1], 1, 0) == 1 && p[1] == 'v');	/* shared with the file */
+		munmap(p, PAGE);
+	}
+	errno = 0;
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED_VALIDATE | 0x400000, fd, 0) == MAP_FAILED &&
+	      errno == EOPNOTSUPP);
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED | 0x400000, fd, 0) != MAP_FAILED);	/* ignored */
+	close(fd);
+	unlink("/tmp/abi-populate");
+	/* No hugetlb pool: ENOMEM, as Linux with none reserved. */
+	CHECK(mmap(NULL, 2UL << 20, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0) == MAP_FAILED && errno == ENOMEM);
+	/* MAP_GROWSDOWN grows like a stack when touched just below. */
+	q = (char *)0x200000000000UL;
+	p = mmap(q, 2 * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN | MAP_FIXED_NOREPLACE, -1, 0);
+	CHECK(p == q);
+	if (p == q) {
+		volatile char *below = (volatile char *)((uintptr_t)p - PAGE);
+
+		*below = 'g';			/* one page below its start: it grows */
+		CHECK(*below == 'g');
+		CHECK(munmap((void *)below, 3 * PAGE) == 0);
+	}
+	ktap_report("mmap_flags", NULL);
+}
+
+/*
+ * With the space below mmap_base full, mmap looks above it (Linux's
+ * bottom-up fallback). Filled with PROT_NONE mappings of shrinking sizes.
+ */
+static void case_mmap_fallback_search(void)
+{
+	static struct { char *p; unsigned long len; } maps[512];
+	int n = 0;
+	char *first = NULL, *above = NULL;
+
+	for (unsigned long len = 1UL << 40; len >= 64UL << 20 && !above; len >>= 1) {
+		while (n < 512) {
+			char *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				       -1, 0);
+
+			if (p == MAP_FAILED)
+				break;
+			maps[n].p = p;
+			maps[n++].len = len;
+			if (!first)
+				first = p;
+			else if (p > first) {
+				above = p;
+				break;
+			}
+		}
+	}
+	if (!above)
+		printf("    # first %p, %d mappings made\n", (void *)first, n);
+	while (n-- > 0)
+		munmap(maps[n].p, maps[n].len);
+	CHECK(first != NULL);
+	CHECK(above != NULL);	/* found room above mmap_base */
+	CHECK((unsigned long)above < 0x7ffffffff000UL - (1UL << 20));
+	ktap_report("mmap_fallback_search", NULL);
+}
+
+/* ---- 6. resource limits ---- */
+
+static void case_rlimits(void)
+{
+	struct rlimit r, lim8 = { 8, 256 }, saved;
+	int fds[16], n = 0, status;
+	pid_t pid;
+
+	CHECK(getrlimit(RLIMIT_NOFILE, &saved) == 0 && saved.rlim_cur == 256);
+	CHECK(setrlimit(RLIMIT_NOFILE, &lim8) == 0);
+	CHECK(getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur == 8 && r.rlim_max == 256);
+	for (n = 0; n < 16; n++) {
+		fds[n] = open("/dev/null", O_RDONLY);
+		if (fds[n] < 0)
+			break;
+	}
+	CHECK(n > 0 && n < 16 && fds[n - 1] == 7 && errno == EMFILE);	/* fds 0..7 only */
+	errno = 0;
+	CHECK(dup2(0, 8) == -1 && errno == EBADF);
+	CHECK(fcntl(0, F_DUPFD, 8) == -1 && errno == EINVAL);
+	pid = fork();
+	if (pid == 0)
+		_exit(getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur == 8 ? 0 : 1);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0);	/* fork copies the limits */
+	while (n-- > 0)
+		close(fds[n]);
+	CHECK(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+	CHECK(dup2(0, 8) == 8);		/* allowed again */
+	close(8);
+
+	r = (struct rlimit){ 10, 5 };
+	CHECK(setrlimit(RLIMIT_CORE, &r) == -1 && errno == EINVAL);	/* cur > max */
+	r = (struct rlimit){ 100000, 100000 };
+	CHECK(setrlimit(RLIMIT_NOFILE, &r) == -1 && errno == EPERM);	/* above nr_open */
+	CHECK(syscall(SYS_setrlimit, 99, &r) == -1 && errno == EINVAL);
+	CHECK(syscall(SYS_setrlimit, RLIMIT_CORE, (void *)8) == -1 && errno == EFAULT);
+	CHECK(syscall(SYS_getrlimit, RLIMIT_CORE, (void *)8) == -1 && errno == EFAULT);
+	{
+		struct rlimit new = { 4096, RLIM_INFINITY }, old;
+
+		CHECK(syscall(SYS_prlimit64, 0, RLIMIT_CORE, &new, &old) == 0 &&
+		      old.rlim_cur == 0);
+		CHECK(getrlimit(RLIMIT_CORE, &r) == 0 && r.rlim_cur == 4096);
+		CHECK(syscall(SYS_prlimit64, 0, RLIMIT_CORE, &old, NULL) == 0);
+		CHECK(syscall(SYS_prlimit64, 99999, RLIMIT_CORE, NULL, &old) == -1 &&
+		      errno == ESRCH);
+	}
+	ktap_report("resource_limits", NULL);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "after-exec"))
 		return (int)k_alarm(0);
+	if (argc > 2 && !strcmp(argv[1], "exe-is"))
+		return exe_is(argv[2]);
 	if (argc > 0 && argv[0][0] == '/')
 		self_path = argv[0];
-	ktap_begin("abi", 19);
+	ktap_begin("abi", 24);
 	case_pwrite_pread();
 	case_pwritev_preadv();
 	case_pwritev2_preadv2();
@@ -860,5 +1148,10 @@ int main(int argc, char **argv)
 	case_exit_with_timer_running();
 	case_truncate_ftruncate();
 	case_clock_nanosleep_umask();
+	case_getcwd_fchdir();
+	case_readlink_proc_self_exe();
+	case_rlimits();
+	case_mmap_flags();
+	case_mmap_fallback_search();
 	return ktap_finish();
 }

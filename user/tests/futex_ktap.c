@@ -23,51 +23,10 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include "futex_user.h"
 #include "ktap.h"
 
-/* Linux's uapi/linux/futex.h (musl has no kernel headers). */
-#define FUTEX_WAIT		0
-#define FUTEX_WAKE		1
-#define FUTEX_FD		2
-#define FUTEX_REQUEUE		3
-#define FUTEX_CMP_REQUEUE	4
-#define FUTEX_WAKE_OP		5
-#define FUTEX_LOCK_PI		6
-#define FUTEX_UNLOCK_PI		7
-#define FUTEX_TRYLOCK_PI	8
-#define FUTEX_WAIT_BITSET	9
-#define FUTEX_WAKE_BITSET	10
-#define FUTEX_WAIT_REQUEUE_PI	11
-#define FUTEX_CMP_REQUEUE_PI	12
-#define FUTEX_LOCK_PI2		13
-#define FUTEX_PRIVATE_FLAG	128
-#define FUTEX_CLOCK_REALTIME	256
-#define FUTEX_BITSET_MATCH_ANY	0xffffffffu
-#define FUTEX_OP_SET		0
-#define FUTEX_OP_ADD		1
-#define FUTEX_OP_OR		2
-#define FUTEX_OP_ANDN		3
-#define FUTEX_OP_XOR		4
-#define FUTEX_OP_OPARG_SHIFT	8
-#define FUTEX_OP_CMP_EQ		0
-#define FUTEX_OP_CMP_NE		1
-#define FUTEX_OP_CMP_LT		2
-#define FUTEX_OP_CMP_LE		3
-#define FUTEX_OP_CMP_GT		4
-#define FUTEX_OP_CMP_GE		5
-#define FUTEX_OP(op, oparg, cmp, cmparg)				\
-	((((op) & 0xf) << 28) | (((cmp) & 0xf) << 24) |		\
-	 (((oparg) & 0xfff) << 12) | ((cmparg) & 0xfff))
-#define FUTEX_WAITERS		0x80000000u
-#define FUTEX_OWNER_DIED	0x40000000u
-#define FUTEX_TID_MASK		0x3fffffffu
-
-#define PRIV			FUTEX_PRIVATE_FLAG
 #define PAGE			4096UL
-#define VAL2(n)			((const struct timespec *)(uintptr_t)(uint32_t)(n))
-#define MS			1000000LL
-
-typedef volatile uint32_t fword;
 
 struct robust_list_head {
 	void *next;
@@ -81,36 +40,10 @@ struct robust_lock {
 	fword word;
 };
 
-static long futex(fword *uaddr, int op, uint32_t val, const struct timespec *ts,
-		  fword *uaddr2, uint32_t val3)
-{
-	return syscall(SYS_futex, uaddr, op, val, ts, uaddr2, val3);
-}
-
 /* -1 with this errno, as the check wants it. */
 static int fails(long r, int err)
 {
 	return r == -1 && errno == err;
-}
-
-static long long now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static struct timespec ts_of(long long ns)
-{
-	return (struct timespec){ .tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL };
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = ts_of(ms * MS);
-
-	nanosleep(&ts, NULL);
 }
 
 static fword *shared_page(void)
@@ -119,12 +52,6 @@ static fword *shared_page(void)
 
 	CHECK(p != MAP_FAILED);
 	return p == MAP_FAILED ? NULL : memset(p, 0, PAGE);
-}
-
-/* Tasks asleep on a shared word, none woken (see the header comment). */
-static long count_waiters(fword *w)
-{
-	return futex(w, FUTEX_REQUEUE, 0, VAL2(INT_MAX), w, 0);
 }
 
 /* Wait (10 s at most) until n tasks sleep on w. */

@@ -1,10 +1,13 @@
 /*
  * kselftest_run: runs test programs one after the other and reports them as
- * one KTAP suite, linux_mm_selftests, with a case per program. Written for
- * Linux's mm selftests (scripts/linux-selftests.sh builds them), on Quire
- * and, as /init, on Linux itself (docs/linux-selftests.md).
+ * one KTAP suite, linux_mm_selftests (or -N's name), with a case per
+ * program. Written for Linux's mm selftests (scripts/linux-selftests.sh
+ * builds them), on Quire and, as /init, on Linux itself
+ * (docs/linux-selftests.md); it also runs the differential programs of
+ * tests/diff (-d, -o: docs/difftest.md).
  *
- *	kselftest_run [-i] [-S] [-t SECONDS] [-H NR_HUGEPAGES] [-f LIST] [PROG[,ARG...]...]
+ *	kselftest_run [-i] [-S] [-t SECONDS] [-H NR_HUGEPAGES] [-N SUITE]
+ *		      [-d DIR | -o] [-f LIST] [PROG[,ARG...]...]
  *
  * The programs come from the command line, or from LIST, a file with one
  * a line ('#' starts a comment; a name without '/' is in LIST's directory;
@@ -29,6 +32,18 @@
  * -H N: before each program, write N to /proc/sys/vm/nr_hugepages unless it
  * holds N already (a diagnostic says what changed, or once that it cannot),
  * as Linux's run_vmtests.sh reserves huge pages for the hugetlb tests.
+ * -d DIR: differential mode. Only a program's stdout is taken (its stderr is
+ * the runner's), whole, with a last line of its own for how it ended
+ * ("[exit status N]", "[killed by signal N]", "[timed out after S s]"), and
+ * compared with DIR/NAME.out (NAME: the case's name, spaces as '_'): ok when
+ * they are the same byte for byte, else not ok with the lines that differ
+ * ("# -  12| expected", "# +  12| got"); with no DIR/NAME.out, not ok and
+ * the whole output (user/tests/output_diff.h).
+ * -o: recording mode: the same output (stdout and the last line), printed
+ * whole as "#| LINE" diagnostics, then "# NAME: N lines, fnv1a 0xHASH" (the
+ * 32-bit FNV-1a of the lines, each with its '\n') so that whoever reads it
+ * off a serial console can tell it arrived whole; ok unless it timed out.
+ * -N SUITE: the suite's name.
  * -i: the program is init on Linux: mount /proc, /sys, /sys/kernel/debug,
  * /dev and /tmp first, and power off at the end (reboot(2)); Quire's
  * /bin/init has them all already.
@@ -54,6 +69,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include "output_diff.h"
 
 #define SUITE		"linux_mm_selftests"
 #define KSFT_SKIP	4		/* kselftest.h's exit status for a skip */
@@ -71,6 +87,9 @@ struct test_case {
 static int timeout_s = 600;
 static int strict_skip;
 static int as_init;
+static const char *suite = SUITE;
+static const char *expected_dir;	/* -d: differential mode */
+static int recording;			/* -o */
 
 /* What one program printed, line by line, as it comes through the pipe. */
 struct output {
@@ -84,7 +103,16 @@ struct output {
 	int totals;			/* a kselftest "Totals:" line was seen */
 	int said_fail;			/* a line said "not ok", "FAIL" or "Fail" */
 	int pass, fail, xfail, xpass, skip, error;
+	char *all;			/* -d, -o: the whole output, without '\r' */
+	size_t all_len, all_cap;
+	int short_of_memory;		/* some of it could not be kept */
 };
+
+/* Differential (-d) and recording (-o) modes take stdout whole, not as diagnostics. */
+static int whole_output(void)
+{
+	return expected_dir || recording;
+}
 
 static double now(void)
 {
@@ -178,7 +206,9 @@ static void end_line(struct output *o)
 	read_totals(o, o->line);
 	strip_escapes(plain, sizeof(plain), o->line);
 	o->said_fail |= says_fail(plain);
-	if (o->lines++ < LINES_SHOWN)
+	if (whole_output())
+		o->lines++;
+	else if (o->lines++ < LINES_SHOWN)
 		printf("    # %s%s\n", o->line, o->cut ? " [cut]" : "");
 	else
 		o->hidden++;
@@ -194,9 +224,31 @@ static void end_line(struct output *o)
 	o->cut = 0;
 }
 
+/* Appends to the whole output (-d, -o); 0 when out of memory. */
+static int keep(struct output *o, const char *buf, size_t n)
+{
+	if (o->all_len + n + 1 > o->all_cap) {
+		size_t cap = (o->all_len + n + 1) * 2;
+		char *p = realloc(o->all, cap);
+
+		if (!p) {
+			o->short_of_memory = 1;
+			return 0;
+		}
+		o->all = p;
+		o->all_cap = cap;
+	}
+	memcpy(o->all + o->all_len, buf, n);
+	o->all_len += n;
+	o->all[o->all_len] = '\0';
+	return 1;
+}
+
 static void take(struct output *o, const char *buf, ssize_t n)
 {
 	for (ssize_t i = 0; i < n; i++) {
+		if (whole_output() && buf[i] != '\r')
+			keep(o, buf + i, 1);
 		if (buf[i] == '\n') {
 			end_line(o);
 		} else if (buf[i] != '\r') {
@@ -262,13 +314,51 @@ static pid_t start(char **argv, int out)
 		return pid;
 	setpgid(0, 0);			/* where there are process groups */
 	dup2(out, 1);
-	dup2(out, 2);
+	if (!whole_output())		/* -d, -o: stdout only; stderr stays the runner's */
+		dup2(out, 2);
 	close(out);
 	if (chdir("/tmp") != 0)
 		chdir("/");
 	execv(argv[0], argv);
 	fprintf(stderr, "kselftest_run: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
+}
+
+/* -d, -o: how the program ended, as the last line of its whole output. */
+static void ending_line(struct output *o, int status, int timed_out, int limit_s)
+{
+	static const char unended[] = "\n[no newline at the end]\n";
+	char line[64];
+
+	if (o->all_len && o->all[o->all_len - 1] != '\n')
+		keep(o, unended, strlen(unended));
+	if (timed_out)
+		snprintf(line, sizeof(line), "[timed out after %d s]\n", limit_s);
+	else if (WIFSIGNALED(status))
+		snprintf(line, sizeof(line), "[killed by signal %d]\n", WTERMSIG(status));
+	else
+		snprintf(line, sizeof(line), "[exit status %d]\n", WEXITSTATUS(status));
+	keep(o, line, strlen(line));
+}
+
+/* -d, -o: the case's verdict on the whole output; returns 1 when it failed. */
+static int whole_verdict(struct output *o, const char *name, int status, int timed_out,
+			 int limit_s, char *why, size_t size)
+{
+	why[0] = '\0';
+	ending_line(o, status, timed_out, limit_s);
+	if (o->short_of_memory) {
+		snprintf(why, size, "runner: out of memory for the output");
+		return 1;
+	}
+	if (expected_dir)
+		return compare_whole(o->all, o->all_len, expected_dir, name, why, size);
+	print_whole(o->all, o->all_len, name);
+	if (timed_out) {
+		snprintf(why, size, "timed out after %d s: not recorded", limit_s);
+		return 1;
+	}
+	return 0;
 }
 
 /*
@@ -332,7 +422,9 @@ static int run_one(int number, char *spec, int limit_s)
 		printf("    # (%ld more lines not shown)\n", o->hidden);
 
 	failed = 1;
-	if (timed_out) {
+	if (whole_output()) {
+		failed = whole_verdict(o, name, status, timed_out, limit_s, why, sizeof(why));
+	} else if (timed_out) {
 		snprintf(why, sizeof(why), "timed out after %d s", limit_s);
 	} else if (WIFSIGNALED(status)) {
 		snprintf(why, sizeof(why), "killed by signal %d (%s)", WTERMSIG(status),
@@ -377,6 +469,7 @@ static int run_one(int number, char *spec, int limit_s)
 	else
 		printf("    ok %d %s\n", number, name);
 	fflush(stdout);
+	free(o->all);
 	free(o);
 	return failed;
 }
@@ -497,8 +590,8 @@ static int read_list(const char *path, struct test_case *cases, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: kselftest_run [-i] [-S] [-t SECONDS] [-H NR_HUGEPAGES] "
-		"[-f LIST] [PROG[,ARG...]...]\n");
+	fprintf(stderr, "usage: kselftest_run [-i] [-S] [-t SECONDS] [-H NR_HUGEPAGES] [-N SUITE] "
+		"[-d DIR | -o] [-f LIST] [PROG[,ARG...]...]\n");
 }
 
 static int finish(int failed)
@@ -518,9 +611,12 @@ int main(int argc, char **argv)
 	long hugepages = -1;
 	int opt, failed = 0, n = 0;
 
-	while ((opt = getopt(argc, argv, "iSt:H:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "iSt:H:f:N:d:o")) != -1) {
 		switch (opt) {
 		case 'i': as_init = 1; break;
+		case 'N': suite = optarg; break;
+		case 'd': expected_dir = optarg; break;
+		case 'o': recording = 1; break;
 		case 'S': strict_skip = 1; break;
 		case 't': timeout_s = atoi(optarg); break;
 		case 'H': hugepages = atol(optarg); break;
@@ -536,18 +632,22 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (timeout_s <= 0)
 		timeout_s = 600;
+	if (expected_dir && recording) {
+		usage();
+		return finish(1);
+	}
 	if (list && (n = read_list(list, cases, 0)) < 0)
 		return finish(1);
 	for (int i = optind; i < argc && n < MAX_CASES; i++)
 		cases[n++].spec = argv[i];
 	mkdir("/tmp", 01777);
-	printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: %s\n    1..%d\n", SUITE, n);
+	printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: %s\n    1..%d\n", suite, n);
 	for (int i = 0; i < n; i++) {
 		if (hugepages >= 0)
 			set_hugepages(hugepages);
 		failed += run_one(i + 1, cases[i].spec, cases[i].timeout_s ? cases[i].timeout_s : timeout_s);
 	}
-	printf("%sok 1 %s\n", failed || n == 0 ? "not " : "", SUITE);
+	printf("%sok 1 %s\n", failed || n == 0 ? "not " : "", suite);
 	printf("# kselftest_run: %d of %d failed%s\n", failed, n, n == 0 ? " (no program given)" : "");
 	return finish(failed || n == 0);
 }

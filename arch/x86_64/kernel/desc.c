@@ -6,6 +6,7 @@
  * own GDT, TSS and IST stacks (struct cpu_arch); the IDT is shared.
  */
 #include <asm/desc.h>
+#include <asm/traps.h>
 #include <quire/string.h>
 #include <quire/percpu.h>
 
@@ -97,6 +98,12 @@ void idt_init(void)
 {
 	for (int v = 0; v < 256; v++)
 		set_gate(v, isr_stub_table[v], 0);
+	/*
+	 * int3 and into may be executed in user mode (DPL 3), as on Linux: a
+	 * breakpoint is #BP (SIGTRAP), not a #GP for entering a kernel gate.
+	 */
+	idt[X86_TRAP_BP].type_attr = 0xee;
+	idt[X86_TRAP_OF].type_attr = 0xee;
 	idt[8].ist = IST_DOUBLE_FAULT;
 	idt[2].ist = IST_NMI;
 	idt[18].ist = IST_MACHINE_CHECK;

@@ -8,6 +8,7 @@
 #include <asm/irq.h>
 #include <asm/apic.h>
 #include <asm/cpu.h>
+#include <asm/ptrace.h>
 #include <quire/percpu.h>
 #include <quire/sched.h>
 #include <quire/printk.h>
@@ -58,6 +59,7 @@ static void timer_interrupt(struct pt_regs *regs, void *unused)
 	timer_tick_hook_t hook = __atomic_load_n(&timer_tick_hook, __ATOMIC_ACQUIRE);
 
 	this_cpu()->timer_ticks++;
+	account_process_tick(user_mode(regs), NSEC_PER_SEC / TIMER_HZ);
 	scheduler_tick();
 	run_timers();		/* after the tick: their functions may wake tasks */
 	if (hook)

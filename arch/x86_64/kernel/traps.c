@@ -151,6 +151,24 @@ void show_trap_report(const struct pt_regs *r, u64 cr2)
 void do_trap(struct pt_regs *regs);
 
 /*
+ * A trap about to send the user a signal: what its sigcontext will say (the
+ * vector, the error code, and for a page fault the address), as Linux
+ * reports them: the user bit set, and a kernel address read as a
+ * protection fault whether or not a page is there.
+ */
+static void note_user_trap(const struct pt_regs *regs, u64 cr2)
+{
+	struct task *t = this_cpu_read(current_task);
+
+	t->trap_nr = regs->vector;
+	t->trap_err = regs->error_code;
+	if (regs->vector == X86_TRAP_PF) {
+		t->trap_err |= X86_PF_USER | (cr2 >= USER_TOP ? X86_PF_PROT : 0);
+		t->trap_cr2 = cr2;
+	}
+}
+
+/*
  * A page fault on a user address, from user mode or from a kernel user copy
  * (which has an exception-table entry): let the process's address space
  * resolve it. Returns 0 when resolved, else handle_mm_fault's error
@@ -178,7 +196,10 @@ static int do_user_page_fault(struct pt_regs *regs, u64 cr2)
 	if (regs->rflags & X86_EFLAGS_IF)
 		local_irq_enable();
 	err = handle_mm_fault(t->mm, cr2, flags);
+	if (!err)
+		account_page_fault();
 	if (err == -EIO && user_mode(regs)) {	/* a file page past the end of the file */
+		note_user_trap(regs, cr2);
 		force_sig_fault(SIGBUS, BUS_ADRERR, cr2, "access beyond the end of a mapped file");
 		err = 0;			/* handled: the signal is on its way */
 	}
@@ -211,6 +232,7 @@ static void user_exception(struct pt_regs *regs, u64 cr2, int fault_err)
 		      "access to an unmapped address";
 		break;
 	}
+	note_user_trap(regs, cr2);
 	local_irq_enable();
 	force_sig_fault(sig, code, addr, why);
 	local_irq_disable();

@@ -55,6 +55,10 @@
 #define SA_RESTART	0x10000000
 #define SA_NODEFER	0x40000000
 #define SA_RESETHAND	0x80000000
+#define SA_EXPOSE_TAGBITS 0x00000800	/* arm64's; kept, meaning nothing here, as on Linux */
+/* The flags rt_sigaction keeps: others are dropped, so that a program can tell them unknown. */
+#define SA_UAPI_FLAGS	(SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK | SA_RESTART | \
+			 SA_NODEFER | SA_RESETHAND | SA_EXPOSE_TAGBITS | SA_RESTORER)
 
 #define SS_ONSTACK	1
 #define SS_DISABLE	2
