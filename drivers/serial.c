@@ -174,6 +174,7 @@ static int rx_get_locked(void)
 static size_t drain_uart_locked(void)
 {
 	size_t n;
+	char c;
 
 	for (n = 0; n < RX_DRAIN_MAX; n++) {
 		u8 lsr = inb(COM1 + UART_LSR);
@@ -183,7 +184,11 @@ static size_t drain_uart_locked(void)
 		if (!(lsr & LSR_DR))
 			break;
 		stats.rx_bytes++;
-		rx_put_locked((char)inb(COM1 + UART_DATA));
+		c = (char)inb(COM1 + UART_DATA);
+		if (tty_receive_signal_char(c))	/* ^C and its kind: the input before it goes */
+			__atomic_store_n(&rx_tail, rx_head, __ATOMIC_RELAXED);
+		else
+			rx_put_locked(c);
 	}
 	return n;
 }
@@ -301,24 +306,32 @@ void serial_rx_inject(const char *buf, size_t len)
 
 /* ---- console input ---- */
 
-/* Sleep until the ring may hold something (or, without the interrupt, for a poll period). */
-static void wait_for_input(void)
+/*
+ * Sleep until the ring may hold something (or, without the interrupt, for
+ * a poll period); interruptible: until then, or a signal.
+ */
+static void wait_for_input(bool interruptible)
 {
+	int state = interruptible ? TASK_INTERRUPTIBLE : TASK_UNINTERRUPTIBLE;
 	DEFINE_WAIT(w);
 
 	if (!serial_irq_vector()) {
-		msleep(10);
+		set_current_state(state);
+		if (!interruptible || !signal_pending(current))
+			schedule_timeout_ns(10 * NSEC_PER_MSEC);
+		__set_current_state(TASK_RUNNING);
 		return;
 	}
-	prepare_to_wait(&rx_wait, &w, TASK_UNINTERRUPTIBLE);
-	if (!serial_rx_available()) {
+	prepare_to_wait(&rx_wait, &w, state);
+	if (!serial_rx_available() && !(interruptible && signal_pending(current))) {
 		__atomic_add_fetch(&stats.reader_sleeps, 1, __ATOMIC_RELAXED);
 		schedule();
 	}
 	finish_wait(&rx_wait, &w);
 }
 
-int console_getc(bool block)
+/* The next byte; block: wait for one (interruptible: -ERESTARTSYS for a signal). */
+static int getc_wait(bool block, bool interruptible)
 {
 	unsigned long flags;
 	int c;
@@ -333,11 +346,18 @@ int console_getc(bool block)
 		spin_unlock_irqrestore(&rx_lock, flags);
 		if (c >= 0 || !block)
 			return c;
-		wait_for_input();
+		if (interruptible && signal_pending(current))
+			return -ERESTARTSYS;
+		wait_for_input(interruptible);
 	}
 }
 
-size_t console_read(char *buf, size_t len)
+int console_getc(bool block)
+{
+	return getc_wait(block, false);
+}
+
+static long read_wait(char *buf, size_t len, bool interruptible)
 {
 	unsigned long flags;
 	size_t n = 0;
@@ -345,12 +365,25 @@ size_t console_read(char *buf, size_t len)
 
 	if (!len)
 		return 0;
-	buf[n++] = (char)console_getc(true);
+	c = getc_wait(true, interruptible);
+	if (c < 0)
+		return c;
+	buf[n++] = (char)c;
 	spin_lock_irqsave(&rx_lock, flags);
 	while (n < len && (c = rx_get_locked()) >= 0)
 		buf[n++] = (char)c;
 	spin_unlock_irqrestore(&rx_lock, flags);
-	return n;
+	return (long)n;
+}
+
+size_t console_read(char *buf, size_t len)
+{
+	return (size_t)read_wait(buf, len, false);
+}
+
+long console_read_interruptible(char *buf, size_t len)
+{
+	return read_wait(buf, len, true);
 }
 
 /* ---- loopback, for tests ---- */

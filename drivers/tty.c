@@ -8,16 +8,29 @@
  * ends the line without a newline or, on an empty line, reads as end of
  * file; a read returns at most one line. ICRNL turns the Enter key's \r
  * into \n. With ECHO each byte is echoed as it is taken, control
- * characters as ^X (ECHOCTL). VINTR/VQUIT (ISIG) discard the line and echo
- * ^C: there are no signals to send yet. Without ICANON a read returns what
- * has arrived, at least one byte when VMIN > 0 (VTIME is ignored).
+ * characters as ^X (ECHOCTL). Without ICANON a read returns what has
+ * arrived, at least one byte when VMIN > 0 (VTIME is ignored). A read
+ * waiting for input is interrupted by a signal (-ERESTARTSYS).
+ *
+ * Job control (docs/signals.md, "The terminal"): a session leader makes
+ * the console its session's controlling terminal with TIOCSCTTY; the
+ * session's foreground process group is set with TIOCSPGRP (tcsetpgrp).
+ * With ISIG, VINTR (^C), VQUIT (^\) and VSUSP (^Z) send SIGINT, SIGQUIT
+ * and SIGTSTP to that group, straight from the serial interrupt (through
+ * the tty-isig thread), so a program that never reads is reached too;
+ * the input not yet read is dropped and the character echoed (^C). A
+ * background process of the session that reads gets SIGTTIN, one that
+ * changes the settings or the foreground group (or writes, with TOSTOP)
+ * SIGTTOU, with Linux's rules (kernel/pgrp.c, tty_job_control). With no
+ * foreground group, VINTR/VQUIT only discard the line being edited.
  *
  * Output goes straight to console_write, the polled path printk uses,
  * which always turns \n into \r\n (OPOST|ONLCR cannot be turned off).
  *
  * ioctls: TCGETS/TCSETS/TCSETSW/TCSETSF (struct termios, the values of a
  * Linux serial console at 115200 baud), TIOCGWINSZ/TIOCSWINSZ (24 x 80
- * until set), FIONREAD; anything else is ENOTTY. Not seekable (ESPIPE).
+ * until set), FIONREAD, TIOCSCTTY, TIOCGPGRP/TIOCSPGRP, TIOCGSID; anything
+ * else (TIOCNOTTY among them) is ENOTTY. Not seekable (ESPIPE).
  */
 #define pr_fmt(fmt) "tty: " fmt
 #include <quire/fs.h>
@@ -27,6 +40,8 @@
 #include <quire/errno.h>
 #include <quire/mutex.h>
 #include <quire/spinlock.h>
+#include <quire/process.h>
+#include <quire/signal.h>
 #include <quire/uapi/termios.h>
 
 #define TTY_LINE_MAX	4096	/* Linux's N_TTY_BUF_SIZE */
@@ -61,6 +76,29 @@ static size_t line_len, line_pos;	/* line_pos: bytes of a finished line already 
 static bool line_done;
 
 static DEFINE_MUTEX(write_mutex);
+
+/*
+ * Job control: the session whose controlling terminal the console is
+ * (0: none, or its leader has died) and its foreground process group,
+ * written under ctrl_lock and read with READ_ONCE (the serial interrupt
+ * too). isig_chars: VINTR, VQUIT and VSUSP in bytes 0-2 while ISIG is
+ * on (0: off), for the interrupt, which cannot take termios_lock.
+ */
+static DEFINE_SPINLOCK(ctrl_lock);
+static int ctrl_session, ctrl_pgrp;
+static u32 isig_chars;
+static struct task *isig_task;		/* sends what the interrupt saw */
+static u32 isig_pending;		/* bit n: signal n to send */
+static bool isig_flush;			/* the line and input before a ^C are void */
+
+static void set_termios(const struct termios *t)
+{
+	spin_lock(&termios_lock);
+	termios = *t;
+	WRITE_ONCE(isig_chars, (t->c_lflag & ISIG) ?
+		   (u32)t->c_cc[VINTR] | (u32)t->c_cc[VQUIT] << 8 | (u32)t->c_cc[VSUSP] << 16 : 0);
+	spin_unlock(&termios_lock);
+}
 
 static struct termios get_termios(void)
 {
@@ -147,14 +185,35 @@ static char input_map(const struct termios *t, char c, bool *drop)
 	return c;
 }
 
-/* Refill raw from the console: block for at least one byte, or take what is there. */
-static void fill_raw(bool block)
+/*
+ * A ^C voided the line and the input taken before it. At the start of a
+ * read everything held predates it (raw too); after a refill, raw is
+ * newer (the interrupt emptied the ring at the ^C) and only the line goes.
+ */
+static void isig_discard(bool raw_too)
+{
+	if (!__atomic_exchange_n(&isig_flush, false, __ATOMIC_ACQ_REL))
+		return;
+	if (raw_too)
+		raw_head = raw_len = 0;
+	line_len = line_pos = 0;
+	line_done = false;
+}
+
+/*
+ * Refill raw from the console: block for at least one byte (0, or
+ * -ERESTARTSYS for a signal), or take what is there.
+ */
+static int fill_raw(bool block)
 {
 	raw_head = 0;
 	raw_len = 0;
 	if (block) {
-		raw_len = console_read(raw, sizeof(raw));
-		return;
+		long n = console_read_interruptible(raw, sizeof(raw));
+
+		if (n < 0)
+			return (int)n;
+		raw_len = (size_t)n;
 	}
 	while (raw_len < sizeof(raw)) {
 		int c = console_getc(false);
@@ -163,6 +222,8 @@ static void fill_raw(bool block)
 			break;
 		raw[raw_len++] = (char)c;
 	}
+	isig_discard(false);
+	return 0;
 }
 
 static ssize_t read_canonical(const struct termios *t, char *buf, size_t count, bool nonblock)
@@ -174,7 +235,10 @@ static ssize_t read_canonical(const struct termios *t, char *buf, size_t count, 
 		char c;
 
 		if (raw_head == raw_len) {
-			fill_raw(!nonblock);
+			int err = fill_raw(!nonblock);
+
+			if (err)
+				return err;	/* the line so far is kept */
 			if (!raw_len)
 				return -EAGAIN;
 		}
@@ -196,8 +260,12 @@ static ssize_t read_raw(const struct termios *t, char *buf, size_t count, bool n
 {
 	size_t n = 0;
 
-	if (raw_head == raw_len)
-		fill_raw(t->c_cc[VMIN] > 0 && !nonblock);
+	if (raw_head == raw_len) {
+		int err = fill_raw(t->c_cc[VMIN] > 0 && !nonblock);
+
+		if (err)
+			return err;
+	}
 	while (n < count && raw_head < raw_len) {
 		bool drop;
 		char c = input_map(t, raw[raw_head++], &drop);
@@ -212,13 +280,34 @@ static ssize_t read_raw(const struct termios *t, char *buf, size_t count, bool n
 	return (ssize_t)n;
 }
 
+/* The session whose controlling terminal the console is, if it is the caller's; else 0. */
+static int ctty_session(void)
+{
+	int sid = READ_ONCE(ctrl_session);
+
+	if (!sid || !current->sighand || task_sid(current) != sid || !session_leader_alive(sid))
+		return 0;
+	return sid;
+}
+
+/* A background process reads (SIGTTIN) or changes the terminal (SIGTTOU): 0 if it may. */
+static int job_control(int sig)
+{
+	int sid = ctty_session();
+
+	return sid ? tty_job_control(sid, READ_ONCE(ctrl_pgrp), sig) : 0;
+}
+
 static ssize_t tty_read(struct file *f, void *buf, size_t count, loff_t *pos)
 {
 	struct termios t;
 	bool nonblock = f->f_flags & O_NONBLOCK;
-	ssize_t ret;
+	ssize_t ret = job_control(SIGTTIN);
 
+	if (ret)
+		return ret;
 	mutex_lock(&read_mutex);
+	isig_discard(true);
 	t = get_termios();
 	if (t.c_lflag & ICANON)
 		ret = read_canonical(&t, buf, count, nonblock);
@@ -230,14 +319,136 @@ static ssize_t tty_read(struct file *f, void *buf, size_t count, loff_t *pos)
 
 static ssize_t tty_write(struct file *f, const void *buf, size_t count, loff_t *pos)
 {
+	if (get_termios().c_lflag & TOSTOP) {
+		int err = job_control(SIGTTOU);
+
+		if (err)
+			return err;
+	}
 	mutex_lock(&write_mutex);
 	console_write(buf, count);
 	mutex_unlock(&write_mutex);
 	return (ssize_t)count;
 }
 
+/* ---- job control ---- */
+
+/* The tty-isig thread: the signals the interrupt saw, echoed and sent to the foreground group. */
+static int isig_thread(void *unused)
+{
+	static const int sigs[3] = { SIGINT, SIGQUIT, SIGTSTP };	/* VINTR, VQUIT, VSUSP */
+
+	for (;;) {
+		struct termios t;
+		u32 pending;
+
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		pending = __atomic_exchange_n(&isig_pending, 0, __ATOMIC_ACQ_REL);
+		if (!pending) {
+			schedule();
+			continue;
+		}
+		__set_current_state(TASK_RUNNING);
+		t = get_termios();
+		for (int i = 0; i < 3; i++) {
+			int pgrp = READ_ONCE(ctrl_pgrp);
+
+			if (!(pending & (1u << sigs[i])))
+				continue;
+			mutex_lock(&write_mutex);
+			echo_char(&t, (char)t.c_cc[i == 0 ? VINTR : i == 1 ? VQUIT : VSUSP]);
+			mutex_unlock(&write_mutex);
+			if (pgrp)
+				kill_pgrp(pgrp, sigs[i], true);
+		}
+	}
+	return 0;
+}
+
+bool tty_receive_signal_char(char c)
+{
+	u32 chars = READ_ONCE(isig_chars);
+	struct task *thread = READ_ONCE(isig_task);
+	int sig;
+
+	if (!c || !chars || !thread || !READ_ONCE(ctrl_pgrp))
+		return false;		/* 0 is _POSIX_VDISABLE: no character */
+	if ((u8)c == (chars & 0xff))
+		sig = SIGINT;
+	else if ((u8)c == ((chars >> 8) & 0xff))
+		sig = SIGQUIT;
+	else if ((u8)c == ((chars >> 16) & 0xff))
+		sig = SIGTSTP;
+	else
+		return false;
+	__atomic_store_n(&isig_flush, true, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&isig_pending, 1u << sig, __ATOMIC_RELEASE);
+	wake_up_process(thread);
+	return true;
+}
+
+/*
+ * TIOCSCTTY: a session leader makes the console its controlling terminal,
+ * its group the foreground; taken from another live session only with arg
+ * 1 (Linux asks CAP_SYS_ADMIN too: every process is root here).
+ */
+static long tiocsctty(unsigned long arg)
+{
+	struct task *t = current;
+	int sid = t->sighand ? task_sid(t) : 0, owner;
+	bool taken;
+
+	if (!sid || sid != t->tgid)
+		return -EPERM;
+	owner = READ_ONCE(ctrl_session);
+	taken = owner && owner != sid && session_leader_alive(owner);
+	if (taken && arg != 1)
+		return -EPERM;
+	if (!READ_ONCE(isig_task)) {
+		struct task *k = kthread_run(isig_thread, NULL, "tty-isig");
+
+		if (k && __atomic_exchange_n(&isig_task, k, __ATOMIC_SEQ_CST))
+			pr_warn("two tty-isig threads started\n");	/* harmless: both work */
+	}
+	spin_lock(&ctrl_lock);
+	if (ctrl_session != sid) {
+		WRITE_ONCE(ctrl_session, sid);
+		WRITE_ONCE(ctrl_pgrp, task_pgid(t));
+	}
+	spin_unlock(&ctrl_lock);
+	return 0;
+}
+
+/* TIOCSPGRP (tcsetpgrp): Linux's order of checks and errno values. */
+static long tiocspgrp(int pgrp)
+{
+	int sid = ctty_session(), psid;
+	long ret = job_control(SIGTTOU);
+
+	if (ret == -EIO)
+		return -ENOTTY;		/* an orphaned background group: as Linux */
+	if (ret)
+		return ret;
+	if (pgrp < 0)
+		return -EINVAL;
+	if (!sid)
+		return -ENOTTY;
+	psid = pgrp_session(pgrp);
+	if (psid < 0)
+		return psid;
+	if (psid != sid)
+		return -EPERM;
+	spin_lock(&ctrl_lock);
+	if (ctrl_session == sid)
+		WRITE_ONCE(ctrl_pgrp, pgrp);
+	spin_unlock(&ctrl_lock);
+	return 0;
+}
+
 static long tty_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
+	long ret;
+
 	switch (cmd) {
 	case TCGETS:
 		*(struct termios *)arg = get_termios();
@@ -245,10 +456,21 @@ static long tty_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	case TCSETS:
 	case TCSETSW:		/* output is synchronous: nothing to drain */
 	case TCSETSF:		/* pending input is not flushed (a reader may hold it) */
-		spin_lock(&termios_lock);
-		termios = *(const struct termios *)arg;
-		spin_unlock(&termios_lock);
+		ret = job_control(SIGTTOU);
+		if (ret)
+			return ret;
+		set_termios((const struct termios *)arg);
 		return 0;
+	case TIOCSCTTY:
+		return tiocsctty(arg);
+	case TIOCGPGRP:
+	case TIOCGSID:
+		if (!ctty_session())
+			return -ENOTTY;
+		*(int *)arg = cmd == TIOCGPGRP ? READ_ONCE(ctrl_pgrp) : READ_ONCE(ctrl_session);
+		return 0;
+	case TIOCSPGRP:
+		return tiocspgrp(*(const int *)arg);
 	case TIOCGWINSZ:
 		spin_lock(&termios_lock);
 		*(struct winsize *)arg = winsize;
@@ -287,6 +509,6 @@ static const struct file_operations console_fops = {
 
 void tty_init(void)
 {
-	termios = default_termios;
+	set_termios(&default_termios);
 	register_chrdev_region(5, 1, 1, "console", &console_fops);
 }

@@ -44,6 +44,7 @@ size_t ioctl_arg_size(unsigned int cmd, bool *in, bool *out)
 		return sizeof(struct winsize);
 	case FIONREAD:
 	case TIOCGPGRP:
+	case TIOCGSID:
 		*out = true;
 		return sizeof(int);
 	case TIOCSPGRP:

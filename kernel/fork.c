@@ -1,9 +1,10 @@
 /*
  * fork, wait4 and kill: the process tree. A forked child is a copy of its
  * parent: the same registers (fork returns 0 in it), a copy-on-write copy
- * of the address space, the TLS base and FPU registers. process_lock
- * guards parent/children links; exits wake child_exit_wq, where wait4
- * sleeps. Orphans are handed to the reaper thread, which frees them.
+ * of the address space, the TLS base and FPU registers, its process group
+ * and session. process_lock guards parent/children links; exits, stops
+ * and continues wake child_exit_wq, where wait4 sleeps. Orphans are
+ * handed to the reaper thread, which frees them.
  */
 #define pr_fmt(fmt) "fork: " fmt
 #include <quire/process.h>
@@ -19,14 +20,22 @@
 #include <quire/slab.h>
 #include <quire/uapi/resource.h>
 
-static DEFINE_SPINLOCK(process_lock);
+DEFINE_SPINLOCK(process_lock);
 static DECLARE_WAIT_QUEUE_HEAD(child_exit_wq);
 static LIST_HEAD(reap_list);		/* orphans that exited, by sibling */
-static LIST_HEAD(process_list);		/* live user processes, by process_node */
+LIST_HEAD(process_list);		/* live user processes, by process_node */
 static DECLARE_WAIT_QUEUE_HEAD(reaper_wq);
 static struct task *reaper;
 
-#define WNOHANG 1
+#define WNOHANG		0x00000001
+#define WUNTRACED	0x00000002	/* waitid's WSTOPPED */
+#define WEXITED		0x00000004
+#define WCONTINUED	0x00000008
+#define WNOWAIT		0x01000000
+#define P_ALL		0
+#define P_PID		1
+#define P_PGID		2
+#define PID_INT_MIN	(-2147483647 - 1)	/* its negation is no pid */
 
 static int reaper_thread(void *unused)
 {
@@ -147,6 +156,8 @@ static long do_clone(const struct clone_args_k *a)
 	if (!thread) {
 		spin_lock(&process_lock);
 		child->parent = parent->group_leader;	/* a process's children are its leader's */
+		child->pgid = child->parent->pgid;
+		child->sid = child->parent->sid;
 		list_add_tail(&child->sibling, &child->parent->children);
 		list_add_tail(&child->process_node, &process_list);
 		spin_unlock(&process_lock);
@@ -214,123 +225,180 @@ long sys_clone(u64 flags, u64 stack, u64 ptid, u64 ctid, u64 tls, u64 a5)
 	return do_clone(&a);
 }
 
-/* A zombie child matching pid (-1: any), and whether any child matches at all. */
-static struct task *find_zombie(struct task *parent, long pid, bool *any)
+/* What a wait4 or waitid asks, and what it found. */
+struct wait_opts {
+	int type;		/* P_ALL, P_PID, P_PGID */
+	int id;			/* the pid or the pgid */
+	unsigned int flags;	/* WNOHANG, WEXITED, WUNTRACED, WCONTINUED, WNOWAIT */
+	int status;		/* found: the wait4 status */
+	int code;		/* and waitid's si_code (CLD_*) */
+	struct rusage *ru;	/* a dead child's resource usage, or NULL */
+};
+
+static bool wait_selects(const struct wait_opts *wo, const struct task *c)
 {
+	if (wo->type == P_PID)
+		return c->tid == wo->id;
+	return wo->type == P_ALL || c->pgid == wo->id;
+}
+
+/*
+ * Under process_lock: the first child wo selects that has something to
+ * report, in Linux's order for each child (its death, its stop, its
+ * continue), the report taken (a stop or continue is reported once,
+ * unless WNOWAIT; a zombie to reap leaves the children list). *any:
+ * whether some child could report later (a zombie counts only for
+ * WEXITED, as Linux).
+ */
+static struct task *wait_find(struct wait_opts *wo, bool *any)
+{
+	bool consume = !(wo->flags & WNOWAIT);
 	struct task *c;
+	int sig;
 
 	*any = false;
-	list_for_each_entry(c, &parent->children, sibling) {
-		if (pid != -1 && c->tid != pid)
+	list_for_each_entry(c, &current->group_leader->children, sibling) {
+		if (!wait_selects(wo, c))
 			continue;
+		if (c->exiting) {
+			if (!(wo->flags & WEXITED))
+				continue;
+			*any = true;
+			if (consume)
+				list_del_init(&c->sibling);
+			wo->code = 0;	/* set once the task is dead: wait_reap */
+			return c;
+		}
 		*any = true;
-		if (c->exiting)
-			return c;	/* kthread_join waits until it is fully off its CPU */
+		if ((wo->flags & WUNTRACED) && (sig = wait_job_report(c, false, consume))) {
+			wo->status = W_STOPCODE(sig);
+			wo->code = CLD_STOPPED;
+			return c;
+		}
+		if ((wo->flags & WCONTINUED) && wait_job_report(c, true, consume)) {
+			wo->status = W_CONTINUED;
+			wo->code = CLD_CONTINUED;
+			return c;
+		}
 	}
 	return NULL;
 }
 
 /*
- * Wait for a child (pid, or -1 for any) to end: its id and Linux wait
- * status, 0 with WNOHANG when none has ended yet, or -ECHILD. With
- * reap=false the child stays a zombie (waitid's WNOWAIT). ru (may be NULL)
- * gets the child's resource usage; a reaped child's is added to the
- * caller's "children" figures (getrusage's RUSAGE_CHILDREN).
+ * A zombie wait_find chose: its status once it is fully dead, and its
+ * resource usage (wo->ru); reaped unless WNOWAIT, its usage then added to
+ * the caller's "children" figures (getrusage's RUSAGE_CHILDREN).
  */
-static long do_wait(long pid, bool nohang, bool reap, int *status, struct rusage *ru)
+static void wait_reap(struct wait_opts *wo, struct task *z)
 {
-	struct task *z = NULL;
-	bool any;
-	int id, group;
-
-	if (pid == 0 || pid < -1)
-		return -EINVAL;		/* process groups: not yet */
-	for (;;) {
-		spin_lock(&process_lock);
-		z = find_zombie(current->group_leader, pid, &any);
-		if (z && reap)
-			list_del_init(&z->sibling);
-		spin_unlock(&process_lock);
-		if (z || !any)
-			break;
-		if (nohang)
-			return 0;
-		if (wait_event_interruptible(child_exit_wq, ({
-			bool found;
-			spin_lock(&process_lock);
-			found = find_zombie(current->group_leader, pid, &any) != NULL || !any;
-			spin_unlock(&process_lock);
-			found; })))
-			return -ERESTARTSYS;
-	}
-	if (!z)
-		return -ECHILD;
-	id = z->tid;
 	/* Every thread is gone: a group exit's status is final (-1: there was none). */
-	group = group_exit_status(z, -1);
-	if (ru)
-		child_rusage(z, ru);
-	if (reap) {
+	int group = group_exit_status(z, -1);
+
+	if (wo->ru)
+		child_rusage(z, wo->ru);
+	if (!(wo->flags & WNOWAIT)) {
 		cputime_reap_child(current, z);
-		*status = kthread_join(z);
+		wo->status = kthread_join(z);
 	} else {
 		/* Not reaped: read the status once the task is fully dead. */
 		while (__atomic_load_n(&z->state, __ATOMIC_ACQUIRE) != TASK_DEAD)
 			yield();
-		*status = z->exit_code;
+		wo->status = z->exit_code;
 	}
 	if (group != -1)
-		*status = group;
-	return id;
+		wo->status = group;
+	wo->code = WIFSIGNALED(wo->status) ? CLD_KILLED : CLD_EXITED;
+}
+
+/*
+ * Wait for a child wo selects to end, stop or continue (as wo->flags
+ * ask): its id, with wo->status and wo->code; 0 with WNOHANG when none
+ * has yet; -ECHILD when no child can; -ERESTARTSYS for a signal.
+ */
+static long do_wait(struct wait_opts *wo)
+{
+	DEFINE_WAIT(w);
+	struct task *c;
+	bool any;
+	long ret;
+
+	for (;;) {
+		prepare_to_wait(&child_exit_wq, &w, TASK_INTERRUPTIBLE);
+		spin_lock(&process_lock);
+		c = wait_find(wo, &any);
+		spin_unlock(&process_lock);
+		if (c || !any || (wo->flags & WNOHANG) || signal_pending(current))
+			break;
+		schedule();
+	}
+	finish_wait(&child_exit_wq, &w);
+	if (!c)
+		return !any ? -ECHILD : (wo->flags & WNOHANG) ? 0 : -ERESTARTSYS;
+	ret = c->tid;
+	if (!wo->code)
+		wait_reap(wo, c);
+	return ret;
 }
 
 long sys_wait4(u64 upid, u64 ustatus, u64 options, u64 urusage, u64 a4, u64 a5)
 {
-	struct rusage ru;
-	int status;
+	struct rusage ru = { 0 };	/* a stop or continue report: zero */
+	struct wait_opts wo = { .type = P_PID, .id = (int)upid,
+				.flags = (unsigned int)options | WEXITED, .ru = &ru };
 	long id;
 
-	if (options & ~(u64)WNOHANG)
+	if (options & ~(u64)(WNOHANG | WUNTRACED | WCONTINUED))
 		return -EINVAL;
-	id = do_wait((int)upid, options & WNOHANG, true, &status, &ru);
-	if (id > 0 && ustatus && copy_to_user((void *)ustatus, &status, sizeof(status)))
+	if (wo.id == PID_INT_MIN)
+		return -ESRCH;		/* -INT_MIN is no pgid, as Linux */
+	if (wo.id == -1) {
+		wo.type = P_ALL;
+	} else if (wo.id <= 0) {
+		wo.type = P_PGID;	/* 0: the caller's group; -N: group N */
+		wo.id = wo.id ? -wo.id : task_pgid(current);
+	}
+	id = do_wait(&wo);
+	if (id > 0 && ustatus && copy_to_user((void *)ustatus, &wo.status, sizeof(wo.status)))
 		return -EFAULT;
 	if (id > 0 && urusage && copy_to_user((void *)urusage, &ru, sizeof(ru)))
 		return -EFAULT;
 	return id;
 }
 
-#define P_ALL		0
-#define P_PID		1
-#define WEXITED		4
-#define WNOWAIT		0x01000000
-
-/* waitid: exited children only (WEXITED); stopped/continued need signals. */
+/* waitid: P_ALL, P_PID, P_PGID (0: the caller's group); exits, stops and continues. */
 long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 urusage, u64 a5)
 {
+	struct wait_opts wo = { .type = (int)idtype, .id = (int)id, .flags = (unsigned int)options };
 	int info[32] = { 0 };	/* siginfo_t, 128 bytes */
 	struct rusage ru = { 0 };
 	long pid;
-	int status;
 
-	if (options & ~(u64)(WNOHANG | WEXITED | WNOWAIT) || !(options & WEXITED))
+	if (options & ~(u64)(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT) ||
+	    !(options & (WEXITED | WUNTRACED | WCONTINUED)))
 		return -EINVAL;
-	if (idtype == P_ALL)
-		pid = -1;
-	else if (idtype == P_PID && (int)id > 0)
-		pid = (int)id;
-	else
+	if (idtype == P_PID && wo.id <= 0)
 		return -EINVAL;
-	pid = do_wait(pid, options & WNOHANG, !(options & WNOWAIT), &status, &ru);
+	if (idtype == P_PGID) {
+		if (wo.id < 0)
+			return -EINVAL;
+		if (!wo.id)
+			wo.id = task_pgid(current);
+	} else if (idtype != P_ALL && idtype != P_PID) {
+		return -EINVAL;		/* P_PIDFD: no pidfds */
+	}
+	wo.ru = &ru;
+	pid = do_wait(&wo);
 	if (pid < 0)
 		return pid;
 	if (pid > 0) {
-		info[0] = SIGCHLD;					/* si_signo */
-		info[2] = WIFSIGNALED(status) ? CLD_KILLED : CLD_EXITED;	/* si_code */
-		info[4] = (int)pid;					/* si_pid */
-		info[6] = WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
+		info[0] = SIGCHLD;			/* si_signo */
+		info[2] = wo.code;			/* si_code */
+		info[4] = (int)pid;			/* si_pid */
+		info[6] = wo.code == CLD_EXITED ? WEXITSTATUS(wo.status) :	/* si_status */
+			  wo.code == CLD_KILLED ? WTERMSIG(wo.status) :
+			  wo.code == CLD_STOPPED ? (wo.status >> 8) & 0xff : SIGCONT;
 	}
-	/* With WNOHANG and nothing ended, Linux zeroes the structure. */
+	/* With WNOHANG and nothing to report, Linux zeroes the structure. */
 	if (uinfo && copy_to_user((void *)uinfo, info, sizeof(info)))
 		return -EFAULT;
 	if (pid > 0 && urusage && copy_to_user((void *)urusage, &ru, sizeof(ru)))
@@ -338,10 +406,23 @@ long sys_waitid(u64 idtype, u64 id, u64 uinfo, u64 options, u64 urusage, u64 a5)
 	return 0;
 }
 
-/* A task that has become a process (its first exec) joins the list kill searches. */
+void job_notify_parent(struct task *leader, int why, int sig)
+{
+	spin_lock(&process_lock);
+	if (leader->parent && !leader->exiting)
+		notify_parent_cldstop(leader, leader->parent, why, sig);
+	spin_unlock(&process_lock);
+	wake_up_all(&child_exit_wq);
+}
+
+/*
+ * A task that has become a process (its first exec) joins the list kill
+ * searches; any execve marks the process for setpgid's EACCES.
+ */
 void process_list_add(struct task *t)
 {
 	spin_lock(&process_lock);
+	t->group_leader->did_exec = true;
 	if (list_empty(&t->process_node) && !t->exiting)
 		list_add_tail(&t->process_node, &process_list);
 	spin_unlock(&process_lock);
@@ -378,16 +459,20 @@ static long kill_by_id(enum kill_kind kind, long tgid, long tid, int sig, int si
 	return ret;
 }
 
-long sys_kill(u64 pid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
+/* kill: a process (pid > 0), the caller's group (0), every process (-1), group -pid. */
+long sys_kill(u64 upid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
 {
+	int pid = (int)upid;
+
 	if (sig > _NSIG)
 		return -EINVAL;
-	if ((int)pid <= 0) {
-		pr_warn("kill(%d): process groups and broadcast are not implemented (-ENOSYS)\n",
-			(int)pid);
-		return -ENOSYS;
-	}
-	return kill_by_id(KILL_PROCESS, 0, (int)pid, (int)sig, SI_USER);
+	if (pid > 0)
+		return kill_by_id(KILL_PROCESS, 0, pid, (int)sig, SI_USER);
+	if (pid == -1)
+		return kill_all((int)sig);
+	if (pid == PID_INT_MIN)
+		return -ESRCH;		/* -INT_MIN is no pgid, as Linux */
+	return kill_pgrp(pid ? -pid : task_pgid(current), (int)sig, false);
 }
 
 long sys_tkill(u64 tid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -421,6 +506,7 @@ void exit_notify(struct task *t, bool group_dead, int status)
 	if (group_dead) {
 		leader->exiting = true;
 		list_del_init(&leader->process_node);	/* kill finds it no more */
+		exit_orphaned_pgrps(leader);
 		list_for_each_entry_safe(c, n, &leader->children, sibling) {
 			c->parent = NULL;
 			list_del_init(&c->sibling);

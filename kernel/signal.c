@@ -29,6 +29,7 @@
 			 sigmask(SIGTRAP) | sigmask(SIGFPE) | sigmask(SIGSYS))
 #define DEFAULT_IGNORE	(sigmask(SIGCHLD) | sigmask(SIGCONT) | sigmask(SIGURG) | sigmask(SIGWINCH))
 #define DEFAULT_STOP	(sigmask(SIGSTOP) | sigmask(SIGTSTP) | sigmask(SIGTTIN) | sigmask(SIGTTOU))
+#define __NR_restart_syscall	219
 
 struct sigqueue {
 	struct list_head list;
@@ -67,8 +68,8 @@ static void recalc_sigpending(struct task *t)
 
 	lockdep_assert_held(&sh->siglock);
 	__atomic_store_n(&t->sigpending,
-			 ((t->pending.signal | sh->shared_pending.signal) & ~t->blocked) != 0,
-			 __ATOMIC_RELEASE);
+			 ((t->pending.signal | sh->shared_pending.signal) & ~t->blocked) != 0 ||
+			 t->stop_pending, __ATOMIC_RELEASE);
 }
 
 /* Drop every queued instance of the signals in mask from one pending set. */
@@ -147,6 +148,10 @@ int share_sighand(struct task *thread, struct task *creator)
 		sh->nr_threads++;
 		thread->sighand = sh;
 		thread->sas = (stack_t){ .ss_flags = SS_DISABLE };	/* a new stack: not the creator's */
+		if (sh->group_stop_count) {	/* a group stop in progress: it stops too */
+			thread->stop_pending = true;
+			sh->group_stop_count++;
+		}
 		recalc_sigpending(thread);
 	}
 	unlock_sighand(sh, flags);
@@ -158,11 +163,20 @@ bool sighand_leave_group(struct task *t)
 	struct sighand_struct *sh = t->sighand;
 	unsigned long flags;
 	bool last;
+	int stop_done = 0;	/* the stop signal, when this exit completes a group stop */
 
 	lock_sighand(sh, &flags);
 	cputime_fold_thread(t);		/* in the same step as leaving the list */
 	list_del_init(&t->thread_node);
 	last = --sh->nr_threads == 0;
+	if (t->stop_pending) {		/* the group stop waits for one thread less */
+		t->stop_pending = false;
+		if (sh->group_stop_count > 0 && --sh->group_stop_count == 0 && !last &&
+		    !sh->group_exit) {
+			sh->stop_flags = STOP_STOPPED;
+			stop_done = sh->stop_sig;
+		}
+	}
 	flush_sigqueue_mask(sh, &t->pending, ~0ULL);
 	/* A shared signal this thread was chosen for goes to another one. */
 	if (!last && (sh->shared_pending.signal & ~t->blocked)) {
@@ -175,6 +189,8 @@ bool sighand_leave_group(struct task *t)
 		}
 	}
 	unlock_sighand(sh, flags);
+	if (stop_done)
+		job_notify_parent(t->group_leader, CLD_STOPPED, stop_done);
 	return last;
 }
 
@@ -259,6 +275,52 @@ static void complete_shared_signal(struct sighand_struct *sh, struct task *prefe
 		signal_wake_up(chosen);
 }
 
+/* SIGCONT or SIGKILL reached t: it runs again if it was stopped, and need not stop. */
+static void wake_stopped(struct task *t)
+{
+	t->stop_pending = false;
+	if (t->stopped) {
+		__atomic_store_n(&t->stopped, false, __ATOMIC_RELEASE);
+		wake_up_process(t);
+	}
+	recalc_sigpending(t);
+}
+
+/*
+ * What sending sig does at once, whatever its action and mask (Linux's
+ * prepare_signal): SIGKILL wakes stopped threads (they must die); a stop
+ * signal discards a pending SIGCONT; SIGCONT discards pending stop
+ * signals and continues a stopped or stopping process, the parent to hear
+ * CLD_CONTINUED from the first thread that runs (do_signal).
+ */
+static void prepare_signal(struct task *target, int sig, bool shared)
+{
+	struct sighand_struct *sh = target->sighand;
+	struct task *t;
+
+	if (sig == SIGKILL) {
+		if (!shared)
+			wake_stopped(target);
+		else
+			list_for_each_entry(t, &sh->threads, thread_node)
+				wake_stopped(t);
+		return;
+	}
+	if (sh->group_exit)
+		return;		/* dying: nothing to stop or continue */
+	if (DEFAULT_STOP & sigmask(sig)) {
+		flush_signals_everywhere(sh, sigmask(SIGCONT));
+	} else if (sig == SIGCONT) {
+		flush_signals_everywhere(sh, DEFAULT_STOP);
+		list_for_each_entry(t, &sh->threads, thread_node)
+			wake_stopped(t);
+		if (sh->stop_flags & STOP_STOPPED)
+			sh->stop_flags = STOP_CONTINUED | STOP_NOTIFY_CONTINUED;
+		sh->group_stop_count = 0;
+		sh->stop_sig = 0;
+	}
+}
+
 /*
  * Queue sig with its entry q (NULL: none could be allocated) on t's own
  * pending set, or with shared on the process's. Standard signals coalesce:
@@ -272,7 +334,10 @@ static int __queue_signal(struct task *t, int sig, struct sigqueue *q, bool shar
 	bool rt = sig >= SIGRTMIN;
 
 	lockdep_assert_held(&sh->siglock);
-	if (sig_ignored(sh, sig) && !(t->blocked & sigmask(sig)) && sig != SIGKILL)
+	prepare_signal(t, sig, shared);
+	/* Blocked, or awaited by rt_sigtimedwait (real_blocked), it is kept, as Linux. */
+	if (sig_ignored(sh, sig) && !((t->blocked | t->real_blocked) & sigmask(sig)) &&
+	    sig != SIGKILL)
 		goto drop;
 	if (!rt && (p->signal & sigmask(sig)))
 		goto drop;
@@ -304,13 +369,33 @@ drop:
 	return 0;
 }
 
+/*
+ * Linux's SIGNAL_UNKILLABLE: pid 1 takes from others (kill, the tty, a
+ * timer) only the signals it has a handler for, never a default action,
+ * even SIGKILL's; its own faults still end it (force_sig_info).
+ */
+static bool init_unkillable(struct task *t, int sig)
+{
+	return t->tgid == 1 && t->sighand->action[sig - 1].handler == SIG_DFL;
+}
+
+/* A signal sent to t from outside (kill, tkill, the kernel): queued unless pid 1 refuses it. */
+static int send_signal_locked(struct task *t, int sig, struct sigqueue *q, bool shared)
+{
+	if (init_unkillable(t, sig)) {
+		kfree(q);
+		return 0;
+	}
+	return __queue_signal(t, sig, q, shared);
+}
+
 static int queue_signal(struct task *t, int sig, struct sigqueue *q, bool shared)
 {
 	unsigned long flags;
 	int ret;
 
 	lock_sighand(t->sighand, &flags);
-	ret = __queue_signal(t, sig, q, shared);
+	ret = send_signal_locked(t, sig, q, shared);
 	unlock_sighand(t->sighand, flags);
 	return ret;
 }
@@ -357,8 +442,8 @@ int send_sig_in_group(struct task *leader, int tid, int sig, int si_code, bool t
 	list_for_each_entry(t, &sh->threads, thread_node)
 		if (t->tid == tid) {
 			/* Quire's allocations never sleep: allocating under the lock is safe. */
-			ret = sig ? __queue_signal(t, sig, alloc_user_sigqueue(sig, si_code),
-						   !to_thread) : 0;
+			ret = sig ? send_signal_locked(t, sig, alloc_user_sigqueue(sig, si_code),
+						       !to_thread) : 0;
 			break;
 		}
 	unlock_sighand(sh, flags);
@@ -418,6 +503,65 @@ bool notify_parent(struct task *leader, int status)
 	}
 	unlock_sighand(psh, flags);
 	return autoreap;
+}
+
+void notify_parent_cldstop(struct task *leader, struct task *parent, int why, int sig)
+{
+	struct sighand_struct *psh = parent->sighand;
+	const struct k_sigaction *ka;
+	unsigned long flags;
+
+	if (!psh)
+		return;
+	lock_sighand(psh, &flags);
+	ka = &psh->action[SIGCHLD - 1];
+	if (ka->handler != SIG_IGN && !(ka->flags & SA_NOCLDSTOP)) {
+		struct sigqueue *q = alloc_sigqueue(SIGCHLD, why);
+
+		if (q) {
+			q->info.f.chld.pid = leader->tgid;
+			q->info.f.chld.uid = 0;
+			q->info.f.chld.status = sig;
+		}
+		__queue_signal(parent, SIGCHLD, q, true);
+	}
+	unlock_sighand(psh, flags);
+}
+
+int wait_job_report(struct task *leader, bool continued, bool consume)
+{
+	struct sighand_struct *sh = leader->sighand;
+	unsigned long flags;
+	int sig;
+
+	if (!sh)
+		return 0;
+	lock_sighand(sh, &flags);
+	if (continued) {
+		sig = (sh->stop_flags & STOP_CONTINUED) ? SIGCONT : 0;
+		if (sig && consume)
+			sh->stop_flags &= ~STOP_CONTINUED;
+	} else {
+		sig = (sh->stop_flags & STOP_STOPPED) ? sh->stop_sig : 0;
+		if (sig && consume)	/* not before: a stop still under way keeps its signal */
+			sh->stop_sig = 0;
+	}
+	unlock_sighand(sh, flags);
+	return sig;
+}
+
+bool process_stopped(struct task *leader)
+{
+	struct sighand_struct *sh = leader->sighand;
+
+	return sh && (READ_ONCE(sh->stop_flags) & STOP_STOPPED);
+}
+
+bool current_sig_ignored_or_blocked(int sig)
+{
+	struct task *t = current;
+
+	return (t->blocked & sigmask(sig)) || READ_ONCE(t->sighand->action[sig - 1].handler) == SIG_IGN;
 }
 
 int de_thread(struct task *t)
@@ -661,6 +805,7 @@ static int setup_rt_frame(int sig, const siginfo_t *info, const struct k_sigacti
 static void syscall_restart(struct pt_regs *regs, const struct k_sigaction *ka)
 {
 	long ret = (long)regs->rax;
+	u64 nr = regs->vector;	/* the system call number again */
 	bool restart;
 
 	switch (ret) {
@@ -673,11 +818,15 @@ static void syscall_restart(struct pt_regs *regs, const struct k_sigaction *ka)
 	case -ERESTARTNOINTR:
 		restart = true;
 		break;
+	case -ERESTART_RESTARTBLOCK:	/* a sleep: on with restart_syscall, where it was */
+		restart = !ka;
+		nr = __NR_restart_syscall;
+		break;
 	default:
 		return;
 	}
 	if (restart) {
-		regs->rax = regs->vector;	/* the system call number again */
+		regs->rax = nr;
 		regs->rip -= 2;			/* back onto the syscall instruction */
 	} else {
 		regs->rax = (u64)-EINTR;
@@ -708,6 +857,69 @@ static void handle_signal(int sig, const siginfo_t *info, const struct k_sigacti
 	unlock_sighand(t->sighand, flags);
 }
 
+/*
+ * This thread's part in a group stop (Linux's do_signal_stop). sig: the
+ * stop signal it took, which starts the stop (every other thread not
+ * stopped yet is asked to stop too), or 0 when it was asked. The last
+ * thread to stop marks the process stopped and tells the parent. The
+ * thread then sleeps in TASK_STOPPED, which only SIGCONT and SIGKILL end
+ * (wake_stopped); a system call it was in restarts afterwards, as for a
+ * signal without a handler.
+ */
+static void do_signal_stop(int sig)
+{
+	struct task *t = current, *o;
+	struct sighand_struct *sh = t->sighand;
+	unsigned long flags;
+	bool done = false;
+
+	lock_sighand(sh, &flags);
+	if (sh->group_exit || sh->exec_task ||
+	    ((t->pending.signal | sh->shared_pending.signal) & sigmask(SIGKILL))) {
+		t->stop_pending = false;	/* dying: no stop */
+		recalc_sigpending(t);
+		unlock_sighand(sh, flags);
+		return;
+	}
+	if (sig && !t->stop_pending) {
+		if (!(sh->stop_flags & STOP_STOPPED))
+			sh->stop_sig = sig;
+		sh->group_stop_count = 1;
+		t->stop_pending = true;
+		list_for_each_entry(o, &sh->threads, thread_node) {
+			if (o == t || o->stopped)
+				continue;
+			o->stop_pending = true;
+			sh->group_stop_count++;
+			recalc_sigpending(o);
+			signal_wake_up(o);
+		}
+	}
+	if (!t->stop_pending) {		/* a SIGCONT came first */
+		recalc_sigpending(t);
+		unlock_sighand(sh, flags);
+		return;
+	}
+	t->stop_pending = false;
+	if (sh->group_stop_count > 0 && --sh->group_stop_count == 0) {
+		sh->stop_flags = STOP_STOPPED;
+		done = true;
+	}
+	t->stopped = true;
+	recalc_sigpending(t);
+	sig = sh->stop_sig;
+	unlock_sighand(sh, flags);
+	if (done)
+		job_notify_parent(t->group_leader, CLD_STOPPED, sig);
+	for (;;) {
+		set_current_state(TASK_STOPPED);
+		if (!__atomic_load_n(&t->stopped, __ATOMIC_ACQUIRE))
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
 static void do_signal(struct pt_regs *regs, bool from_syscall)
 {
 	struct task *t = current;
@@ -721,6 +933,17 @@ static void do_signal(struct pt_regs *regs, bool from_syscall)
 		int sig;
 
 		lock_sighand(sh, &flags);
+		if (sh->stop_flags & STOP_NOTIFY_CONTINUED) {
+			sh->stop_flags &= ~STOP_NOTIFY_CONTINUED;
+			unlock_sighand(sh, flags);
+			job_notify_parent(t->group_leader, CLD_CONTINUED, SIGCONT);
+			continue;
+		}
+		if (t->stop_pending) {		/* another thread started a group stop */
+			unlock_sighand(sh, flags);
+			do_signal_stop(0);
+			continue;
+		}
 		sig = dequeue_signal(t, ~t->blocked, &info, &why);
 		if (!sig) {
 			unlock_sighand(sh, flags);
@@ -747,8 +970,10 @@ static void do_signal(struct pt_regs *regs, bool from_syscall)
 		if (DEFAULT_IGNORE & sigmask(sig))
 			continue;
 		if (DEFAULT_STOP & sigmask(sig)) {
-			pr_warn("pid %d (%s): signal %d: stopping a process is not implemented; ignored\n",
-				t->tid, t->comm, sig);
+			/* The terminal's stops do nothing to an orphaned process group (POSIX). */
+			if (sig != SIGSTOP && current_pgrp_orphaned())
+				continue;
+			do_signal_stop(sig);
 			continue;
 		}
 		sig_fatal(sig, &info, why, regs);
@@ -769,7 +994,7 @@ void exit_to_user_mode(struct pt_regs *regs, bool from_syscall)
 {
 	struct task *t = current;
 	bool restart = from_syscall && (long)regs->rax <= -ERESTARTSYS &&
-		       (long)regs->rax >= -ERESTARTNOHAND;
+		       (long)regs->rax >= -ERESTART_RESTARTBLOCK;
 
 	if (!t->sighand || (!signal_pending(t) && !restart && !t->restore_sigmask))
 		return;
@@ -907,6 +1132,7 @@ long sys_rt_sigtimedwait(u64 uthese, u64 uinfo, u64 uts, u64 sigsetsize, u64 a4,
 	sig = dequeue_signal(t, these, &info, &why);
 	if (!sig && !(uts && ts.tv_sec == 0 && ts.tv_nsec == 0)) {
 		saved = t->blocked;
+		t->real_blocked = saved;
 		t->blocked &= ~these;
 		recalc_sigpending(t);
 		unlock_sighand(sh, flags);
@@ -925,6 +1151,7 @@ long sys_rt_sigtimedwait(u64 uthese, u64 uinfo, u64 uts, u64 sigsetsize, u64 a4,
 		lock_sighand(sh, &flags);
 		sig = dequeue_signal(t, these, &info, &why);
 		t->blocked = saved;
+		t->real_blocked = 0;
 		recalc_sigpending(t);
 	}
 	unlock_sighand(sh, flags);
@@ -948,6 +1175,20 @@ long sys_rt_sigsuspend(u64 umask, u64 sigsetsize, u64 a2, u64 a3, u64 a4, u64 a5
 	set_current_blocked(mask);
 	sleep_until_signal();
 	return -ERESTARTNOHAND;
+}
+
+/*
+ * restart_syscall (219): what a stop or a signal without a handler
+ * interrupted goes on (nanosleep, until its first deadline). Nothing
+ * recorded (a handler ran since): -EINTR, as Linux.
+ */
+long sys_restart_syscall(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct restart_block *rb = &current->restart_block;
+	long (*fn)(struct restart_block *) = rb->fn;
+
+	rb->fn = NULL;
+	return fn ? fn(rb) : -EINTR;
 }
 
 long sys_rt_sigreturn(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
@@ -980,6 +1221,7 @@ long sys_rt_sigreturn(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	regs->rip = sc->rip;
 	regs->rflags = (regs->rflags & ~FIX_EFLAGS) | (sc->eflags & FIX_EFLAGS);
 	regs->vector = (u64)-1;	/* not a system call any more: nothing to restart */
+	current->restart_block.fn = NULL;
 	set_current_blocked(uc.uc_sigmask);
 	return (long)regs->rax;
 bad:

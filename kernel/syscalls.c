@@ -475,6 +475,13 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[88] = sys_symlink,
 	[266] = sys_symlinkat,
 	[160] = sys_setrlimit,
+	/* Process groups, sessions, job control (kernel/pgrp.c, kernel/signal.c). */
+	[109] = sys_setpgid,
+	[111] = sys_getpgrp,
+	[112] = sys_setsid,
+	[121] = sys_getpgid,
+	[124] = sys_getsid,
+	[219] = sys_restart_syscall,
 };
 
 static u8 reported[NR_SYSCALLS];

@@ -189,10 +189,20 @@ long sys_time(u64 utloc, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 }
 
 /*
- * Sleep until ktime_get_ns reads end; a handled signal ends it with
- * -EINTR and, for a relative sleep, the time left in *urem.
+ * Sleep until ktime_get_ns reads end. A signal ends a relative sleep with
+ * the time left in *urem and -ERESTART_RESTARTBLOCK: -EINTR if a handler
+ * runs, else (a stop, a signal without a handler) restart_syscall sleeps
+ * on to the same end, as Linux. An absolute sleep returns -ERESTARTNOHAND
+ * (restarted as it was).
  */
-static long sleep_until(u64 end, u64 urem)
+static long sleep_until(u64 end, u64 urem, bool relative);
+
+static long nanosleep_restart(struct restart_block *rb)
+{
+	return sleep_until(rb->end_ns, rb->urem, true);
+}
+
+static long sleep_until(u64 end, u64 urem, bool relative)
 {
 	struct kernel_timespec ts;
 
@@ -200,11 +210,14 @@ static long sleep_until(u64 end, u64 urem)
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (signal_pending(current)) {
 			__set_current_state(TASK_RUNNING);
-			/* A handler will run: EINTR, with the time that was left. */
+			if (!relative)
+				return -ERESTARTNOHAND;
 			ts = ns_to_timespec(end - now);
 			if (urem && copy_to_user((void *)urem, &ts, sizeof(ts)))
 				return -EFAULT;
-			return -EINTR;
+			current->restart_block = (struct restart_block){
+				.fn = nanosleep_restart, .end_ns = end, .urem = urem };
+			return -ERESTART_RESTARTBLOCK;
 		}
 		schedule_timeout_ns(end - now);
 	}
@@ -226,7 +239,7 @@ long sys_nanosleep(u64 ureq, u64 urem, u64 a2, u64 a3, u64 a4, u64 a5)
 
 	if (err)
 		return err;
-	return sleep_until(deadline_after(ns), urem);
+	return sleep_until(deadline_after(ns), urem, true);
 }
 
 /*
@@ -255,6 +268,6 @@ long sys_clock_nanosleep(u64 clock, u64 flags, u64 ureq, u64 urem, u64 a4, u64 a
 	if (err)
 		return err;
 	if (flags & TIMER_ABSTIME)
-		return sleep_until(is_realtime(clock) ? ktime_real_to_mono(t) : t, 0);
-	return sleep_until(deadline_after(t), urem);
+		return sleep_until(is_realtime(clock) ? ktime_real_to_mono(t) : t, 0, false);
+	return sleep_until(deadline_after(t), urem, true);
 }

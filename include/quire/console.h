@@ -19,6 +19,16 @@ int console_getc(bool block);
  * for len 0. Task context.
  */
 size_t console_read(char *buf, size_t len);
+/* The same, but a signal ends the wait: -ERESTARTSYS then, nothing taken (a tty read). */
+long console_read_interruptible(char *buf, size_t len);
+/*
+ * The terminal's signal characters (drivers/tty.c), offered each byte
+ * the serial port receives, in its interrupt: true when c was taken as
+ * VINTR, VQUIT or VSUSP for the foreground process group (the byte then
+ * goes no further, and the input before it is dropped, as Linux flushes
+ * it); false for any other byte, or when no group is in the foreground.
+ */
+bool tty_receive_signal_char(char c);
 
 /*
  * With echo_console=1 on the command line: echo what is typed back from a

@@ -8,14 +8,19 @@
 
 #include <quire/types.h>
 #include <quire/sched.h>
+#include <quire/spinlock.h>
+#include <quire/list.h>
+#include <quire/compiler.h>
 #include <quire/uapi/signal.h>
 
 /* Linux's wait status encoding. */
 #define W_EXITCODE(code, sig)	(((code) & 0xff) << 8 | ((sig) & 0x7f))
 #define WIFEXITED(s)		(((s) & 0x7f) == 0)
 #define WEXITSTATUS(s)		(((s) >> 8) & 0xff)
-#define WIFSIGNALED(s)		(((s) & 0x7f) != 0)
+#define WIFSIGNALED(s)		(((s) & 0x7f) != 0)	/* of a dead process's status */
 #define WTERMSIG(s)		((s) & 0x7f)
+#define W_STOPCODE(sig)		((sig) << 8 | 0x7f)
+#define W_CONTINUED		0xffff
 
 
 /*
@@ -36,9 +41,55 @@ __attribute__((noreturn)) void do_exit(int status);
 
 /* do_exit's part in the process tree: orphans to the reaper, wake wait4. */
 void exit_notify(struct task *t, bool group_dead, int status);
-/* exec's part: the task becomes a process that kill(pid) can find. */
+/* exec's part: the task becomes a process that kill(pid) can find, marked as having exec'd. */
 void process_list_add(struct task *t);
 
+/*
+ * The process tree (kernel/fork.c): live processes (their leaders) on
+ * process_list; process_lock guards it, every parent/children link and
+ * every pgid and sid. For kernel/fork.c and kernel/pgrp.c only.
+ */
+extern spinlock_t process_lock;
+extern struct list_head process_list;
+
+/* Job control (kernel/pgrp.c, docs/signals.md): a process's group and session. */
+static inline int task_pgid(const struct task *t)
+{
+	return READ_ONCE(t->group_leader->pgid);
+}
+
+static inline int task_sid(const struct task *t)
+{
+	return READ_ONCE(t->group_leader->sid);
+}
+
+/*
+ * Send sig to every process of group pgid: from user space (si_code
+ * SI_USER, the sender's pid) or, priv, from the kernel (SI_KERNEL: the
+ * terminal's signals). sig 0 only checks. 0, or -ESRCH when the group has
+ * no process.
+ */
+int kill_pgrp(int pgid, int sig, bool priv);
+/* kill(-1, sig): every process but pid 1 and the caller's. */
+int kill_all(int sig);
+/* Whether the caller's process group is orphaned (no member's parent is in another group of its session). */
+bool current_pgrp_orphaned(void);
+/* exit_notify, under process_lock: a process group this exit orphans that has a stopped process gets SIGHUP and SIGCONT. */
+void exit_orphaned_pgrps(struct task *leader);
+/* The session of process group (or process) id: a sid, or -ESRCH (TIOCSPGRP). */
+int pgrp_session(int id);
+/* Whether the process sid (a session's leader) is alive: the terminal's owner. */
+bool session_leader_alive(int sid);
+/*
+ * The terminal's job control (Linux's __tty_check_change): the caller
+ * reads (SIGTTIN) or changes (SIGTTOU) the terminal of session tty_sid,
+ * whose foreground group is fg_pgrp. 0: go on; -EIO: it may not (the
+ * signal ignored for SIGTTIN, or an orphaned group); -ERESTARTSYS: its
+ * group was sent sig.
+ */
+int tty_job_control(int tty_sid, int fg_pgrp, int sig);
+/* A process stopped or continued (kernel/signal.c): tell its parent and wake wait4. */
+void job_notify_parent(struct task *leader, int why, int sig);
 /* kernel/rlimit.c: Linux's default limits (every new task); t's process's soft limit. */
 void rlimit_init_defaults(struct task *leader);
 u64 task_rlimit(struct task *t, unsigned int resource);

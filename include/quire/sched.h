@@ -28,6 +28,7 @@
 #define TASK_RUNNING		0
 #define TASK_INTERRUPTIBLE	1
 #define TASK_UNINTERRUPTIBLE	2
+#define TASK_STOPPED		4	/* job control: woken only by SIGCONT or SIGKILL (kernel/signal.c) */
 #define TASK_DEAD		16
 
 #define TASK_COMM_LEN		16
@@ -99,6 +100,15 @@ struct task {
 	struct list_head process_node;	/* in the list kill searches, from exec or fork to exit */
 	bool autoreap;			/* nobody will wait: the reaper joins it */
 	bool exiting;			/* the whole process has exited: a zombie for wait4 */
+	/*
+	 * Job control (kernel/pgrp.c), the leader's: the process group and
+	 * session ids, inherited at fork (the first process: 0 and 0, as
+	 * Linux's pid 1), written under process_lock; did_exec: the process
+	 * has run execve since fork (setpgid on it is then EACCES).
+	 */
+	int pgid;
+	int sid;
+	bool did_exec;
 	struct list_head thread_node;	/* in sighand->threads, under its siglock, until exit */
 	void *user_regs;		/* the struct pt_regs of the system call in progress */
 	struct files_struct *files;	/* open files and cwd (user processes) */
@@ -107,6 +117,7 @@ struct task {
 	/* Signals (kernel/signal.c, include/quire/signal.h). */
 	struct sighand_struct *sighand;	/* actions, pending signals, the lock; user tasks only */
 	u64 blocked;			/* blocked signals (rt_sigprocmask); inherited by fork */
+	u64 real_blocked;		/* rt_sigtimedwait: the mask before it unblocked what it waits for */
 	struct sigpending {
 		u64 signal;		/* bit sig-1: at least one queued */
 		struct list_head list;	/* struct sigqueue, oldest first */
@@ -115,6 +126,15 @@ struct task {
 	u64 saved_sigmask;		/* rt_sigsuspend's mask to restore once a handler runs */
 	bool restore_sigmask;
 	volatile bool sigpending;	/* an unblocked signal waits: look at the next return to user */
+	/* Group stop (kernel/signal.c), under siglock: this thread must stop, or has. */
+	bool stop_pending;
+	bool stopped;
+	/* restart_syscall (219): how to go on with a sleep a stop interrupted. */
+	struct restart_block {
+		long (*fn)(struct restart_block *rb);	/* NULL: nothing (-EINTR) */
+		u64 end_ns;			/* nanosleep: the clock reading it sleeps until */
+		u64 urem;			/* its rem argument */
+	} restart_block;
 	/*
 	 * The last trap that sent this thread a signal, which every signal
 	 * frame's sigcontext reports after it (trapno, err, cr2), as on Linux:

@@ -36,7 +36,19 @@ struct sighand_struct {
 	bool group_exit;		/* exit_group or a fatal signal: every thread goes */
 	int group_exit_code;		/* the process's wait status, once group_exit */
 	struct task *exec_task;		/* a thread in execve, killing the others */
+	/*
+	 * Group stop (docs/signals.md, "Stopping and continuing"): the threads
+	 * that still have to stop, the STOP_* state, and the stop signal a
+	 * wait4(WUNTRACED) has yet to report (0: reported, or none).
+	 */
+	int group_stop_count;
+	unsigned int stop_flags;
+	int stop_sig;
 };
+
+#define STOP_STOPPED		0x1	/* every thread has stopped */
+#define STOP_CONTINUED		0x2	/* continued since: for wait4(WCONTINUED), once */
+#define STOP_NOTIFY_CONTINUED	0x4	/* the parent is yet to get CLD_CONTINUED */
 
 /* Whether an unblocked signal waits (a sleep that can be interrupted ends). */
 static inline bool signal_pending(struct task *t)
@@ -72,6 +84,23 @@ int send_sig_in_group(struct task *leader, int tid, int sig, int si_code, bool t
  * ignored, or SA_NOCLDWAIT): then the child is reaped at once.
  */
 bool notify_parent(struct task *leader, int status);
+/*
+ * A process stopped (CLD_STOPPED, with the stop signal) or continued
+ * (CLD_CONTINUED, SIGCONT): SIGCHLD to parent unless it ignores SIGCHLD or
+ * set SA_NOCLDSTOP. Called under process_lock (kernel/fork.c).
+ */
+void notify_parent_cldstop(struct task *leader, struct task *parent, int why, int sig);
+/*
+ * wait4/waitid: whether leader's process has a stop (WUNTRACED: returns
+ * the stop signal) or, continued, a continue (WCONTINUED: returns
+ * SIGCONT) to report; consume takes it, so that it is reported once.
+ * 0: nothing.
+ */
+int wait_job_report(struct task *leader, bool continued, bool consume);
+/* Whether leader's process is stopped (every thread of it). */
+bool process_stopped(struct task *leader);
+/* Whether sig would be ignored or is blocked by the current thread (job control's test). */
+bool current_sig_ignored_or_blocked(int sig);
 /* execve: end every other thread (-ENOSYS from a thread but the first). */
 int de_thread(struct task *t);
 /* exit_group and fatal signals: SIGKILL the other threads, then exit with status. */
@@ -104,5 +133,6 @@ void exit_to_user_mode(struct pt_regs *regs, bool from_syscall);
 #define ERESTARTSYS		512
 #define ERESTARTNOINTR		513
 #define ERESTARTNOHAND		514
+#define ERESTART_RESTARTBLOCK	516	/* restart with restart_syscall, current->restart_block */
 
 #endif

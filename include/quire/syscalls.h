@@ -62,8 +62,15 @@ long sys_waitid(SYSCALL_ARGS);
 long sys_kill(SYSCALL_ARGS);
 long sys_tkill(SYSCALL_ARGS);
 long sys_tgkill(SYSCALL_ARGS);
+/* kernel/pgrp.c */
+long sys_setpgid(SYSCALL_ARGS);
+long sys_getpgid(SYSCALL_ARGS);
+long sys_getpgrp(SYSCALL_ARGS);
+long sys_setsid(SYSCALL_ARGS);
+long sys_getsid(SYSCALL_ARGS);
 /* kernel/signal.c */
 long sys_rt_sigaction(SYSCALL_ARGS);
+long sys_restart_syscall(SYSCALL_ARGS);
 long sys_rt_sigprocmask(SYSCALL_ARGS);
 long sys_rt_sigreturn(SYSCALL_ARGS);
 long sys_rt_sigpending(SYSCALL_ARGS);

@@ -2,11 +2,15 @@
  * init, pid 1. Runs /bin/sh, or its arguments as a command
  * (init="/bin/init /prog arg..." on the kernel command line), with the
  * console as stdin, stdout and stderr, and reaps every child that ends
- * meanwhile (orphans come to pid 1). When the command ends, init powers
- * the machine off with reboot(LINUX_REBOOT_CMD_POWER_OFF), passing the
- * command's exit status (128 + signal if it was killed) as reboot's fourth
- * argument, which Linux ignores for POWER_OFF and Quire may use as the
- * guest's exit status; if reboot fails, init exits with that status.
+ * meanwhile (orphans come to pid 1). Like a getty, it first starts a
+ * session whose controlling terminal is the console (setsid, TIOCSCTTY),
+ * its process group in the foreground: the command starts there, and a
+ * shell then moves its jobs in and out of the foreground (docs/signals.md).
+ * When the command ends, init powers the machine off with
+ * reboot(LINUX_REBOOT_CMD_POWER_OFF), passing the command's exit status
+ * (128 + signal if it was killed) as reboot's fourth argument, which Linux
+ * ignores for POWER_OFF and Quire may use as the guest's exit status; if
+ * reboot fails, init exits with that status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -59,6 +64,8 @@ int main(int argc, char **argv)
 	pid_t child, pid;
 
 	console_fds();
+	if (setsid() >= 0)
+		ioctl(0, TIOCSCTTY, 0);	/* no terminal (a file, a pipe): no job control */
 	setenv("PATH", "/bin:/tests", 0);
 	setenv("HOME", "/", 0);
 	child = fork();

@@ -79,6 +79,8 @@
 #define TRAP_BRKPT	1
 #define CLD_EXITED	1
 #define CLD_KILLED	2
+#define CLD_STOPPED	5
+#define CLD_CONTINUED	6
 
 /* 128 bytes, as on Linux x86-64; the union starts at offset 16. */
 typedef struct siginfo {

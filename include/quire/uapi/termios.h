@@ -13,11 +13,13 @@
 #define TCSETS		0x5402
 #define TCSETSW		0x5403
 #define TCSETSF		0x5404
+#define TIOCSCTTY	0x540e
 #define TIOCGPGRP	0x540f
 #define TIOCSPGRP	0x5410
 #define TIOCGWINSZ	0x5413
 #define TIOCSWINSZ	0x5414
 #define FIONREAD	0x541b
+#define TIOCGSID	0x5429
 
 #define NCCS 19
 struct termios {
@@ -80,6 +82,7 @@ struct winsize {
 #define ECHOE		0000020
 #define ECHOK		0000040
 #define ECHONL		0000100
+#define TOSTOP		0000400
 #define ECHOCTL		0001000
 #define ECHOKE		0004000
 #define IEXTEN		0100000
