@@ -13,6 +13,7 @@
 #include <quire/power.h>
 #include <quire/printk.h>
 #include <quire/time.h>
+#include <quire/memory-failure.h>
 #include <quire/process.h>
 #include <quire/futex.h>
 #include <quire/fs.h>
@@ -148,6 +149,7 @@ void start_kernel(void)
 	}
 	console_echo_run();		/* echo_console=1 only */
 	timekeeping_init();		/* CLOCK_REALTIME from the RTC */
+	memory_failure_worker_start();	/* before anything can queue a poisoned frame */
 	futex_init();			/* before any process can wait */
 	vfs_init();			/* the root file system and /dev */
 	initrd_unpack();		/* the boot module's files into it */

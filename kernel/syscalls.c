@@ -147,6 +147,8 @@ static long sys_madvise(u64 addr, u64 len, u64 advice, u64 a3, u64 a4, u64 a5)
 	/* Populating faults pages in, and a fault takes mmap_lock itself. */
 	if (advice == MADV_POPULATE_READ || advice == MADV_POPULATE_WRITE)
 		return madvise_populate(mm, addr, len, advice == MADV_POPULATE_WRITE);
+	if (advice == MADV_HWPOISON || advice == MADV_SOFT_OFFLINE)
+		return madvise_inject_error(mm, addr, len, (int)advice);
 	down_write(&mm->mmap_lock);
 	ret = do_madvise(mm, addr, len, (int)advice);
 	up_write(&mm->mmap_lock);

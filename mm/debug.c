@@ -32,6 +32,7 @@
 struct verify {
 	int problems;
 	unsigned long free, allocated, reserved, present;
+	unsigned long poisoned;		/* hwpoisoned frames kept out of the allocator */
 	unsigned long blocks[NR_PAGE_ORDERS];	/* free blocks seen in the memmap */
 };
 
@@ -181,6 +182,9 @@ static void verify_node(struct verify *v, int nid)
 
 			v->present += nr - 1;
 			i += nr;
+		} else if (PageHWPoison(p) && !PageTail(p)) {
+			v->poisoned++;		/* memory_failure took it out for good */
+			i++;
 		} else if (PageTail(p)) {
 			problem(v, pfn, "tail page outside its folio");
 			i++;
@@ -198,9 +202,10 @@ static void verify_node(struct verify *v, int nid)
 	check_counter(v, nid, "allocated", v->allocated,
 		      node_page_state(nid, NR_KERNEL_PAGES) + node_page_state(nid, NR_USER_PAGES) +
 		      node_page_state(nid, NR_CONTIG_PAGES));
-	if (v->free + v->allocated + v->reserved != v->present)
-		problem(v, 0, "node %d: free %lu + allocated %lu + reserved %lu != present %lu",
-			nid, v->free, v->allocated, v->reserved, v->present);
+	if (v->free + v->allocated + v->reserved + v->poisoned != v->present)
+		problem(v, 0, "node %d: free %lu + allocated %lu + reserved %lu + poisoned %lu "
+			"!= present %lu", nid, v->free, v->allocated, v->reserved, v->poisoned,
+			v->present);
 }
 
 /* The checks; the caller holds mm_list_lock when mm_list_held. */

@@ -17,6 +17,7 @@
 #include <quire/mm_internal.h>
 #include <quire/mmap.h>
 #include <quire/rmap.h>
+#include <quire/swapops.h>
 #include <quire/huge_mm.h>
 #include <quire/fs.h>
 #include <quire/slab.h>
@@ -281,8 +282,18 @@ static int verify_mm_entries(struct mm_struct *mm, bool with_folios)
 				pte_t entry = *pte_offset(pmd, addr);
 				struct page *page;
 
-				if (!pte_has_page(entry))
+				if (!pte_has_page(entry)) {
+					swp_entry_t e = pte_to_swp_entry(entry);
+
+					/* Quire's only swap entries: hwpoison, naming a poisoned frame. */
+					if (is_swap_pte(entry) && (!is_hwpoison_entry(e) ||
+					    !pfn_valid(swp_offset_pfn(e)) ||
+					    !PageHWPoison(pfn_to_page(swp_offset_pfn(e)))))
+						folio_problem(NULL, "mm %p: at %#lx a swap entry %#llx that "
+							      "names no poisoned frame", mm, addr,
+							      (unsigned long long)entry);
 					continue;
+				}
 				check_entry(vma, addr, entry, false);
 				page = is_zero_pfn(pte_pfn(entry)) ? NULL : pfn_to_page(pte_pfn(entry));
 				if (with_folios && page && page_folio(page) != last) {

@@ -211,7 +211,11 @@ ssize_t filemap_read(struct inode *inode, void *buf, size_t count, loff_t pos)
 		struct folio *folio = filemap_get_folio(inode->i_mapping,
 							(unsigned long)(pos >> PAGE_SHIFT));
 
-		if (folio) {
+		if (folio && PageHWPoison(folio_page(folio, 0))) {
+			/* A memory error took the page: what came before it, else EIO (as shmem). */
+			folio_put(folio);
+			return done ? (ssize_t)done : -EIO;
+		} else if (folio) {
 			memcpy((char *)buf + done, (char *)folio_address(folio) + off, n);
 			folio_put(folio);
 		} else {
@@ -235,6 +239,10 @@ ssize_t filemap_write(struct inode *inode, const void *buf, size_t count, loff_t
 
 		if (!folio)
 			break;
+		if (PageHWPoison(folio_page(folio, 0))) {
+			folio_put(folio);
+			return done ? (ssize_t)done : -EIO;
+		}
 		memcpy((char *)folio_address(folio) + off, (const char *)buf + done, n);
 		folio_put(folio);
 		done += n;

@@ -18,6 +18,7 @@
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/rmap.h>
+#include <quire/swapops.h>
 #include <quire/huge_mm.h>
 #include <quire/numa.h>
 #include <quire/errno.h>
@@ -57,6 +58,8 @@ static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_
 		int nr;
 
 		if (!pte_has_page(entry)) {
+			if (is_swap_pte(entry))
+				set_pte(dst, entry);	/* a hwpoison entry: the child's access is SIGBUS too */
 			src++, dst++, addr += PAGE_SIZE;
 			continue;
 		}

@@ -17,6 +17,10 @@
 #include <quire/printk.h>
 #include <quire/kernel.h>
 #include <asm/page.h>
+#include <asm/pgtable.h>
+#include <quire/pte.h>
+#include <quire/memory-failure.h>
+#include <quire/rmap.h>
 
 /* The range's end, or 0 with -EINVAL in *err; start == end is a range with nothing in it. */
 static unsigned long madvise_end(unsigned long start, unsigned long len, int *err)
@@ -152,6 +156,58 @@ int madvise_populate(struct mm_struct *mm, unsigned long start, unsigned long le
 			if (fault)
 				return populate_errno(fault);
 		}
+	}
+	return 0;
+}
+
+/* ---- MADV_HWPOISON ---- */
+
+/* The frame mapped at addr, faulted in for reading (0: none), and its folio's size. */
+static unsigned long user_page_pfn(struct mm_struct *mm, unsigned long addr, unsigned long *size)
+{
+	unsigned long pfn = 0;
+	pte_t *pmd, *pte;
+
+	if (handle_mm_fault(mm, addr, 0))
+		return 0;
+	down_read(&mm->mmap_lock);
+	pmd = pmd_lookup(mm->pgd, addr, false);
+	if (pmd && pmd_leaf(ptep_get(pmd)))
+		pfn = pmd_pfn(ptep_get(pmd)) + ((addr & (PMD_SIZE - 1)) >> PAGE_SHIFT);
+	else if ((pte = pte_lookup(mm->pgd, addr, false)) && pte_present(ptep_get(pte)))
+		pfn = pte_pfn(ptep_get(pte));
+	if (pfn)
+		*size = PAGE_SIZE << folio_order(page_folio(pfn_to_page(pfn)));
+	up_read(&mm->mmap_lock);
+	return pfn;
+}
+
+int madvise_inject_error(struct mm_struct *mm, unsigned long start, unsigned long len,
+			 int advice)
+{
+	unsigned long end, size = PAGE_SIZE;
+	int err;
+
+	end = madvise_end(start, len, &err);
+	if (err)
+		return err;
+	if (advice == MADV_SOFT_OFFLINE) {
+		static bool said;
+
+		if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+			pr_warn("MADV_SOFT_OFFLINE is not implemented (it needs page migration): -EINVAL\n");
+		return -EINVAL;
+	}
+	for (unsigned long addr = start; addr < end; addr += size) {
+		unsigned long pfn = user_page_pfn(mm, addr, &size);
+
+		if (!pfn)
+			return -EFAULT;
+		pr_info("Injecting memory failure for pfn %#lx at process virtual address %#lx\n",
+			pfn, addr);
+		err = memory_failure(pfn, MF_ACTION_REQUIRED | MF_COUNT_INCREASED | MF_SW_SIMULATED);
+		if (err)
+			return err;
 	}
 	return 0;
 }

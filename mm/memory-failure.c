@@ -1,53 +1,265 @@
 /*
- * The queue of poisoned frames found by machine-check-safe copies
- * (include/quire/memory-failure.h). The frames stay queued: handling them
- * is not implemented yet, and memory_failure() says so.
+ * Poisoned memory (include/quire/memory-failure.h, docs/mm/memory-failure.md),
+ * Linux's memory_failure() cut to what Quire has: no swap, no writeback,
+ * no hugetlb, no soft offlining yet (that needs migration).
+ *
+ * A frame is marked PG_hwpoison first; from then on nothing maps or
+ * allocates it. Then, by what it is:
+ *   free (in the buddy lists)  taken out of them for good: recovered;
+ *   a user folio               a large one is split so that only this page
+ *                              is lost (failed if it will not split); the
+ *                              page is unmapped from every process, each PTE
+ *                              replaced by a hwpoison entry (an access is
+ *                              SIGBUS BUS_MCEERR_AR, fork copies it, munmap
+ *                              drops it); a page-cache page stays in the
+ *                              cache, so that reads of it are EIO (ramfs
+ *                              cannot read it back: Linux's answer for a
+ *                              dirty page): recovered;
+ *   anything else              a kernel page: ignored (left as it is).
+ * The caller that consumed the error (MF_ACTION_REQUIRED) gets SIGBUS
+ * BUS_MCEERR_AR at once when it maps the page; other processes meet the
+ * hwpoison entry when they touch it (Linux's default, late kill). When the
+ * last reference to the page goes, the allocator keeps it out of its
+ * lists (mm/page_alloc.c, free_block_checked).
+ *
+ * Locking: one frame at a time (mf_mutex, as Linux's); the folio lock
+ * around the split and the unmap; rmap_walk takes the rmap locks and the
+ * walk each page-table lock. The queue is a spinlock'd array with
+ * interrupts off, so that the #MC handler can add to it.
  */
+#define pr_fmt(fmt) "memory_failure: " fmt
 #include <quire/memory-failure.h>
+#include <quire/mm.h>
+#include <quire/mm_internal.h>
+#include <quire/mmap.h>
+#include <quire/rmap.h>
+#include <quire/huge_mm.h>
+#include <quire/swapops.h>
+#include <quire/signal.h>
+#include <quire/sched.h>
+#include <quire/mutex.h>
 #include <quire/spinlock.h>
+#include <quire/numa.h>
 #include <quire/printk.h>
 #include <quire/errno.h>
 #include <quire/kernel.h>
+#include <asm/irqflags.h>
+#include <asm/pgtable.h>
 
-#define MF_QUEUE_LEN	64
+static DEFINE_MUTEX(mf_mutex);
+static long poisoned;				/* frames marked since boot */
+static unsigned long mf_stats[MAX_NUMNODES][NR_MF_RESULTS];
 
-static DEFINE_SPINLOCK(mf_lock);
-static struct { unsigned long pfn; int flags; } mf_queue[MF_QUEUE_LEN];
-static unsigned int mf_queued;		/* entries used, at most MF_QUEUE_LEN */
+static const char *const result_name[NR_MF_RESULTS] = {
+	[MF_IGNORED] = "Ignored", [MF_FAILED] = "Failed",
+	[MF_DELAYED] = "Delayed", [MF_RECOVERED] = "Recovered",
+};
+
+unsigned long num_poisoned_pages(void)
+{
+	return (unsigned long)__atomic_load_n(&poisoned, __ATOMIC_RELAXED);
+}
+
+unsigned long memory_failure_stat(int nid, enum mf_result r)
+{
+	return __atomic_load_n(&mf_stats[nid][r], __ATOMIC_RELAXED);
+}
+
+static int action_result(struct page *page, const char *what, enum mf_result r)
+{
+	__atomic_fetch_add(&mf_stats[page_to_nid(page)][r], 1, __ATOMIC_RELAXED);
+	pr_err("%#lx: recovery action for %s: %s\n", page_to_pfn(page), what, result_name[r]);
+	return r == MF_RECOVERED ? 0 : -EBUSY;
+}
+
+/* ---- unmapping ---- */
+
+struct hwpoison_walk {
+	struct page *page;
+	int flags;
+	unsigned long kill_addr;	/* where the caller maps it (MF_ACTION_REQUIRED); 0: nowhere */
+};
+
+/* rmap_walk callback: each PTE of vma mapping the page becomes a hwpoison entry. */
+static bool unmap_hwpoison_one(struct folio *folio, struct vm_area_struct *vma,
+			       unsigned long address, void *arg)
+{
+	struct hwpoison_walk *w = arg;
+	struct page_vma_mapped_walk pvmw = { .folio = folio, .vma = vma, .address = address };
+	struct mm_struct *mm = vma->vm_mm;
+	pte_t poison = swp_entry_to_pte(make_hwpoison_entry(page_to_pfn(w->page)));
+
+	while (page_vma_mapped_walk(&pvmw)) {
+		if (pvmw.pmd || pte_pfn(ptep_get(pvmw.pte)) != page_to_pfn(w->page))
+			continue;	/* (split before: no PMD maps it) another page of the folio */
+		ptep_get_and_clear(mm, pvmw.address, pvmw.pte);
+		set_pte(pvmw.pte, poison);
+		folio_remove_rmap_ptes(folio, w->page, 1, vma);
+		atomic_long_dec(&mm->rss);
+		flush_tlb_mm_range(mm, pvmw.address, pvmw.address + PAGE_SIZE);
+		folio_put(folio);	/* the mapping's reference; ours keeps it alive */
+		if ((w->flags & MF_ACTION_REQUIRED) && current && mm == current->mm && !w->kill_addr)
+			w->kill_addr = pvmw.address;
+	}
+	return true;
+}
+
+/* Unmap the page (the folio locked, one reference ours) from every process. */
+static bool hwpoison_user_mappings(struct folio *folio, struct hwpoison_walk *w)
+{
+	struct rmap_walk_control rwc = { .arg = w, .rmap_one = unmap_hwpoison_one };
+
+	if (folio_mapped(folio))
+		rmap_walk(folio, &rwc);
+	return !folio_mapped(folio);
+}
+
+/* ---- the frame ---- */
+
+static int handle_user_folio(struct page *page, struct folio *folio, int flags)
+{
+	struct hwpoison_walk w = { .page = page, .flags = flags };
+	bool anon = folio_test_anon(folio), unmapped;
+	int ret;
+
+	folio_lock(folio);
+	if (folio_test_large(folio)) {
+		/* Only this page is lost: split the folio (anonymous only, as Quire splits). */
+		if (!anon || split_folio(folio)) {
+			folio_unlock(folio);
+			folio_put(folio);
+			return action_result(page, "large folio that did not split", MF_FAILED);
+		}
+		/* Our lock and reference stayed with the first page's folio. */
+		folio_unlock(folio);
+		folio_put(folio);
+		folio = page_folio(page);
+		if (!folio_try_get(folio))	/* freed by the split (unmapped): kept out */
+			return action_result(page, "free page after a split", MF_RECOVERED);
+		folio_lock(folio);
+	}
+	unmapped = hwpoison_user_mappings(folio, &w);
+	folio_unlock(folio);
+	folio_put(folio);	/* anonymous: the last one; the allocator keeps the page out */
+	ret = action_result(page, anon ? "anonymous page" : "page-cache page",
+			    unmapped ? MF_RECOVERED : MF_FAILED);
+	if (w.kill_addr)
+		force_sig_mceerr(BUS_MCEERR_AR, w.kill_addr, PAGE_SHIFT,
+				 "memory error in a page it maps (BUS_MCEERR_AR)");
+	return ret;
+}
 
 int memory_failure(unsigned long pfn, int flags)
 {
-	pr_err("memory_failure: pfn %#lx: handling poisoned memory is not implemented (ENOSYS)\n",
-	       pfn);
-	return -ENOSYS;
+	struct page *page;
+	struct folio *folio;
+	int ret;
+
+	if (!pfn_valid(pfn)) {
+		pr_err("%#lx: no memory frame there\n", pfn);
+		return -ENXIO;
+	}
+	page = pfn_to_page(pfn);
+	mutex_lock(&mf_mutex);
+	if (PageHWPoison(page)) {
+		pr_err("%#lx: already poisoned\n", pfn);
+		ret = -EHWPOISON;
+		goto out;
+	}
+	SetPageHWPoison(page);
+	__atomic_fetch_add(&poisoned, 1, __ATOMIC_RELAXED);
+	if (PageReserved(page) || PageSlab(page)) {
+		ret = action_result(page, "reserved or slab kernel page", MF_IGNORED);
+		goto out;
+	}
+	if (take_page_off_buddy(page)) {
+		ret = action_result(page, "free buddy page", MF_RECOVERED);
+		goto out;
+	}
+	folio = page_folio(page);
+	if (!folio_try_get(folio)) {
+		/* Freed just now: the allocator kept it out, or it is in the lists. */
+		ret = action_result(page, "free page", take_page_off_buddy(page) ||
+				    !page_count(page) ? MF_RECOVERED : MF_FAILED);
+		goto out;
+	}
+	if (!folio_test_anon(folio) && !folio->mapping) {
+		folio_put(folio);
+		ret = action_result(page, "kernel page", MF_IGNORED);
+		goto out;
+	}
+	ret = handle_user_folio(page, folio, flags);
+out:
+	mutex_unlock(&mf_mutex);
+	return ret;
 }
+
+/* ---- the queue ---- */
+
+#define MF_QUEUE_LEN	64
+#define MF_HISTORY_LEN	64
+
+static DEFINE_SPINLOCK(mf_lock);
+static struct { unsigned long pfn; int flags; } mf_queue[MF_QUEUE_LEN];
+static unsigned int mf_queued;			/* entries waiting */
+static unsigned long mf_history[MF_HISTORY_LEN];	/* every pfn queued, for tests */
+static unsigned int mf_history_len;
+void (*memory_failure_kick)(void);
 
 void memory_failure_queue(unsigned long pfn, int flags)
 {
+	unsigned long irqflags = arch_local_irq_save();
+	void (*kick)(void);
 	bool full;
 
 	spin_lock(&mf_lock);
 	full = mf_queued == MF_QUEUE_LEN;
-	if (!full) {
-		mf_queue[mf_queued].pfn = pfn;
-		mf_queue[mf_queued].flags = flags;
-		mf_queued++;
-	}
+	if (!full)
+		mf_queue[mf_queued++] = (typeof(mf_queue[0])){ pfn, flags };
+	if (mf_history_len < MF_HISTORY_LEN)
+		mf_history[mf_history_len++] = pfn;
 	spin_unlock(&mf_lock);
+	arch_local_irq_restore(irqflags);
 	if (full)
-		pr_err("memory_failure_queue: queue full, pfn %#lx not queued\n", pfn);
-	else
-		pr_debug("memory_failure_queue: pfn %#lx queued\n", pfn);
-	memory_failure(pfn, flags);
+		pr_err("queue full: pfn %#lx not handled\n", pfn);
+	kick = __atomic_load_n(&memory_failure_kick, __ATOMIC_ACQUIRE);
+	if (kick)
+		kick();
+}
+
+void memory_failure_process_queue(void)
+{
+	for (;;) {
+		unsigned long irqflags = arch_local_irq_save(), pfn;
+		int flags;
+		bool any;
+
+		spin_lock(&mf_lock);
+		any = mf_queued > 0;
+		if (any) {
+			pfn = mf_queue[0].pfn;
+			flags = mf_queue[0].flags;
+			for (unsigned int i = 1; i < mf_queued; i++)
+				mf_queue[i - 1] = mf_queue[i];
+			mf_queued--;
+		}
+		spin_unlock(&mf_lock);
+		arch_local_irq_restore(irqflags);
+		if (!any)
+			return;
+		/* Not the consumer's context any more: its SIGBUS was sent where it happened. */
+		memory_failure(pfn, flags & ~MF_ACTION_REQUIRED);
+	}
 }
 
 unsigned long memory_failure_queued(unsigned long pfn)
 {
-	unsigned long n = 0;
+	unsigned long irqflags = arch_local_irq_save(), n = 0;
 
 	spin_lock(&mf_lock);
-	for (unsigned int i = 0; i < mf_queued; i++)
-		n += mf_queue[i].pfn == pfn;
+	for (unsigned int i = 0; i < mf_history_len; i++)
+		n += mf_history[i] == pfn;
 	spin_unlock(&mf_lock);
+	arch_local_irq_restore(irqflags);
 	return n;
 }

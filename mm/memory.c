@@ -20,6 +20,8 @@
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/rmap.h>
+#include <quire/swapops.h>
+#include <quire/printk.h>
 #include <quire/huge_mm.h>
 #include <quire/numa.h>
 #include <quire/smp.h>
@@ -161,6 +163,10 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *p
 	ret = filemap_fault_folio(vma->vm_file, idx, &folio);
 	if (ret)
 		return ret;
+	if (PageHWPoison(folio_page(folio, 0))) {	/* kept in the cache, never mapped again */
+		folio_put(folio);
+		return -EHWPOISON;
+	}
 	/* Held until the PTE is in: truncate cannot take the folio out meanwhile. */
 	folio_lock(folio);
 	if (write && !shared) {
@@ -416,6 +422,28 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 	return ret;
 }
 
+/*
+ * A fault on a swap entry: Quire's only kind is hwpoison (the page had a
+ * memory error): -EHWPOISON, which the arch turns into SIGBUS
+ * BUS_MCEERR_AR. Gone meanwhile (zapped): fault again.
+ */
+static int do_swap_page(struct mm_struct *mm, pte_t *pmd, unsigned long addr)
+{
+	spinlock_t *ptl;
+	pte_t *pte = pte_offset_map_lock(mm, pmd, addr, &ptl), entry;
+
+	if (!pte)
+		return -EAGAIN;
+	entry = ptep_get(pte);
+	pte_unmap_unlock(pte, ptl);
+	if (!is_swap_pte(entry))
+		return -EAGAIN;
+	if (is_hwpoison_entry(pte_to_swp_entry(entry)))
+		return -EHWPOISON;
+	pr_err("fault at %#lx: unknown swap entry %#llx\n", addr, (unsigned long long)entry);
+	return -EFAULT;
+}
+
 /* Is a 2 MiB PMD fault possible here: anonymous private, allowed, aligned inside the VMA? */
 static bool pmd_fault_allowed(struct vm_area_struct *vma, unsigned long addr)
 {
@@ -468,6 +496,9 @@ static int __handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma, p
 		if (pmd_leaf(READ_ONCE(*pmd)))
 			return 0;	/* a read of a present PMD, or writable meanwhile */
 	}
+	if (READ_ONCE(*pmd) && !pmd_leaf(READ_ONCE(*pmd)) &&
+	    is_swap_pte(ptep_get(pte_offset(pmd, addr))))	/* a peek: do_swap_page rechecks */
+		return do_swap_page(mm, pmd, addr);
 	if (vma->vm_file) {
 		p = READ_ONCE(*pmd) ? pte_offset(pmd, addr) : NULL;	/* a peek */
 		if (!p || !pte_present(READ_ONCE(*p)))

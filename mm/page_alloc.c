@@ -19,6 +19,7 @@
 #include <quire/stacktrace.h>
 #include <quire/cmdline.h>
 #include <quire/mm_internal.h>
+#include <quire/memory-failure.h>
 
 pg_data_t node_data[MAX_NUMNODES];
 
@@ -216,8 +217,7 @@ static void free_pages_prepare(struct page *page, unsigned int order)
 			bad_page(p, "freeing a page that is still mapped");
 		if (PageReserved(p) || PageBuddy(p) || PageSlab(p))
 			bad_page(p, "freeing a page the allocator does not own");
-		/* Only the node survives. Keeping PG_hwpoison pages out of the free lists
-		 * (memory_failure) is not implemented yet. */
+		/* Only the node survives (free_block_checked keeps PG_hwpoison pages out). */
 		__atomic_fetch_and(&p->flags, ~0UL << NODES_PGSHIFT, __ATOMIC_RELAXED);
 		p->mapping = NULL;
 		p->lru.next = p->lru.prev = NULL;
@@ -316,8 +316,57 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order)
 	return alloc_pages_node(NUMA_NO_NODE, gfp, order);
 }
 
+/*
+ * Take the free page out of its buddy block for good (memory_failure: a
+ * poisoned frame); the rest of the block goes back to the lists. false
+ * when the page is not free.
+ */
+bool take_page_off_buddy(struct page *page)
+{
+	pg_data_t *pgdat = NODE_DATA(page_to_nid(page));
+	unsigned long pfn = page_to_pfn(page), flags;
+	bool taken = false;
+
+	spin_lock_irqsave(&pgdat->lock, flags);
+	for (unsigned int o = 0; o <= MAX_PAGE_ORDER && !taken; o++) {
+		unsigned long head_pfn = pfn & ~((1UL << o) - 1);
+		struct page *head = node_pfn_to_page(pgdat, head_pfn);
+
+		if (!head || !PageBuddy(head) || head->private != o)
+			continue;
+		del_from_free_list(pgdat, head, o);
+		/* Halve it, giving back the half without the page, down to the page. */
+		while (o > 0) {
+			unsigned long half = 1UL << --o;
+
+			if (pfn >= head_pfn + half) {
+				add_to_free_list(pgdat, node_pfn_to_page(pgdat, head_pfn), o);
+				head_pfn += half;
+			} else {
+				add_to_free_list(pgdat, node_pfn_to_page(pgdat, head_pfn + half), o);
+			}
+		}
+		taken = true;
+	}
+	spin_unlock_irqrestore(&pgdat->lock, flags);
+	if (taken)
+		mod_node_stat(pgdat, NR_FREE_PAGES, -1);
+	return taken;
+}
+
+static void free_block_checked(struct page *page, unsigned int order);
+static void __free_block(struct page *page, unsigned int order);
+
 /* Return a whole, unreferenced block to its node. */
 static void free_block(struct page *page, unsigned int order)
+{
+	if (unlikely(num_poisoned_pages()))
+		free_block_checked(page, order);	/* a poisoned page never goes back */
+	else
+		__free_block(page, order);
+}
+
+static void __free_block(struct page *page, unsigned int order)
 {
 	pg_data_t *pgdat = NODE_DATA(page_to_nid(page));
 	bool user = test_page_flag(page, PG_user_alloc);
@@ -329,6 +378,44 @@ static void free_block(struct page *page, unsigned int order)
 	spin_unlock_irqrestore(&pgdat->lock, flags);
 	mod_node_stat(pgdat, NR_FREE_PAGES, 1L << order);
 	mod_node_stat(pgdat, user ? NR_USER_PAGES : NR_KERNEL_PAGES, -(1L << order));
+	count_node_event(pgdat, PGFREE);
+}
+
+/*
+ * Since some frame was poisoned: a block with a PG_hwpoison page goes back
+ * page by page, without that one, which stays out of the lists for good
+ * (still marked; counted by num_poisoned_pages, owned by nobody).
+ */
+static void free_block_checked(struct page *page, unsigned int order)
+{
+	pg_data_t *pgdat = NODE_DATA(page_to_nid(page));
+	unsigned long nr = 1UL << order, bad[(1UL << MAX_PAGE_ORDER) / 64 + 1] = { 0 };
+	unsigned long pfn = page_to_pfn(page), flags, freed = 0;
+	bool user = test_page_flag(page, PG_user_alloc), any = false;
+
+	for (unsigned long i = 0; i < nr; i++)
+		if (PageHWPoison(page + i)) {
+			bad[i / 64] |= 1UL << (i % 64);
+			any = true;
+		}
+	if (!any) {
+		__free_block(page, order);
+		return;
+	}
+	free_pages_prepare(page, order);	/* clears every flag: put the marks back */
+	for (unsigned long i = 0; i < nr; i++) {
+		if (bad[i / 64] & (1UL << (i % 64))) {
+			SetPageHWPoison(page + i);
+			pr_info("pfn %#lx: poisoned, kept out of the allocator\n", pfn + i);
+			continue;
+		}
+		spin_lock_irqsave(&pgdat->lock, flags);
+		free_one_block(pgdat, pfn + i, 0);
+		spin_unlock_irqrestore(&pgdat->lock, flags);
+		freed++;
+	}
+	mod_node_stat(pgdat, NR_FREE_PAGES, (long)freed);
+	mod_node_stat(pgdat, user ? NR_USER_PAGES : NR_KERNEL_PAGES, -(long)nr);
 	count_node_event(pgdat, PGFREE);
 }
 

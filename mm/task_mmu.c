@@ -18,6 +18,7 @@
 #include <quire/mmap.h>
 #include <quire/mm.h>
 #include <quire/rmap.h>
+#include <quire/swapops.h>
 #include <quire/mm_internal.h>
 #include <quire/huge_mm.h>
 #include <quire/pte.h>
@@ -113,8 +114,15 @@ static void pagemap_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
 {
 	struct pagemap_walk *pw = container_of(w, struct pagemap_walk, w);
 
-	if (pte_has_page(pte))
+	if (pte_has_page(pte)) {
 		pw->out[(addr - pw->start) >> PAGE_SHIFT] = pagemap_entry(pte_pfn(pte));
+	} else if (is_swap_pte(pte)) {
+		swp_entry_t e = pte_to_swp_entry(pte);
+
+		/* Linux's layout: the type in bits 0-4, the offset above. */
+		pw->out[(addr - pw->start) >> PAGE_SHIFT] =
+			PM_SWAP | ((e.type | (u64)e.offset << 5) & PM_PFRAME_MASK);
+	}
 }
 
 static void pagemap_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd)

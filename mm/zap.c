@@ -14,6 +14,7 @@
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/rmap.h>
+#include <quire/swapops.h>
 #include <quire/huge_mm.h>
 #include <quire/slab.h>
 #include <quire/fs.h>
@@ -69,6 +70,8 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 		int nr;
 
 		if (!pte_has_page(entry)) {
+			if (is_swap_pte(entry))
+				pte_clear(mm, addr, pte);	/* a hwpoison entry: nothing behind it */
 			addr += PAGE_SIZE;
 			continue;
 		}

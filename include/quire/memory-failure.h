@@ -1,23 +1,60 @@
 /*
- * Poisoned memory (Linux's memory_failure()). Today only the queue exists:
- * a machine-check-safe copy that met a poisoned page queues its frame here
- * and the copy's caller fails with -EHWPOISON. Handling the page (marking
- * it, taking it out of the allocator, unmapping it from every process,
- * SIGBUS) is not implemented yet: memory_failure() says so and returns
- * -ENOSYS. See docs/mm/copy_mc.md.
+ * Poisoned memory: Linux's memory_failure() (mm/memory-failure.c,
+ * docs/mm/memory-failure.md). A frame with a memory error is marked
+ * PG_hwpoison and never used again: a free one is taken out of the buddy
+ * lists, a user page is split out of its large folio and unmapped from
+ * every process (its PTEs become hwpoison entries: an access is SIGBUS
+ * BUS_MCEERR_AR), a page-cache page stays in the cache so that reads of
+ * it fail with EIO, a kernel page is left alone (counted as ignored).
  */
 #ifndef QUIRE_MEMORY_FAILURE_H
 #define QUIRE_MEMORY_FAILURE_H
 
 #include <quire/types.h>
 
-#define MF_ACTION_REQUIRED	(1 << 0)	/* Linux's flag values */
+/* Linux's flag values. */
+#define MF_ACTION_REQUIRED	(1 << 0)	/* the caller consumed it: SIGBUS now if it maps it */
+#define MF_COUNT_INCREASED	(1 << 1)	/* (accepted, as Linux's) */
+#define MF_SW_SIMULATED		(1 << 5)	/* MADV_HWPOISON: an error made up by software */
 
-/* Queue pfn for memory_failure(); never fails (a full queue says so). */
+/* What happened to a frame (Linux's enum mf_result, its sysfs counters). */
+enum mf_result {
+	MF_IGNORED,	/* nothing could be done: a kernel page */
+	MF_FAILED,	/* could not be isolated (a large folio that would not split) */
+	MF_DELAYED,	/* will be handled later */
+	MF_RECOVERED,	/* isolated: never used again */
+	NR_MF_RESULTS
+};
+
+/*
+ * Handle a poisoned frame, in process context (it sleeps): 0 when it was
+ * isolated; -EHWPOISON when it was poisoned already; -EBUSY when it could
+ * not be (a kernel page, a split that failed: counted); -ENXIO for a frame
+ * with no memory behind it. With MF_ACTION_REQUIRED and the caller mapping
+ * the page, the caller gets SIGBUS BUS_MCEERR_AR at that address.
+ */
+int memory_failure(unsigned long pfn, int flags);
+/*
+ * Queue pfn for memory_failure() in process context; callable from any
+ * context, the #MC handler's included. The kernel's worker
+ * (memory_failure_kick) runs the queue; a full queue says so.
+ */
 void memory_failure_queue(unsigned long pfn, int flags);
+/* Run what is queued (the worker; host tests). */
+void memory_failure_process_queue(void);
+/* Set by the kernel's worker: wakes it (may be called from any context). */
+extern void (*memory_failure_kick)(void);
+/* kernel/memory_failure_worker.c: start the worker (boot). */
+void memory_failure_worker_start(void);
 /* How many times pfn was queued since boot (tests). */
 unsigned long memory_failure_queued(unsigned long pfn);
-/* Handle a poisoned frame: -ENOSYS for now, with a log line. */
-int memory_failure(unsigned long pfn, int flags);
+/* Frames poisoned since boot (/proc/meminfo HardwareCorrupted). */
+unsigned long num_poisoned_pages(void);
+/* Frames of node nid with each result (sysfs nodeN/memory_failure/). */
+unsigned long memory_failure_stat(int nid, enum mf_result r);
+
+/* mm/page_alloc.c: take a free frame out of the buddy lists for good. */
+struct page;
+bool take_page_off_buddy(struct page *page);
 
 #endif

@@ -70,6 +70,8 @@
 #define MADV_PAGEOUT	21
 #define MADV_POPULATE_READ	22
 #define MADV_POPULATE_WRITE	23
+#define MADV_HWPOISON		100	/* poison the pages (root; mm/memory-failure.c) */
+#define MADV_SOFT_OFFLINE	101
 
 #define MREMAP_MAYMOVE		1
 #define MREMAP_FIXED		2
@@ -190,6 +192,14 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
  * end of a mapped file), EHWPOISON.
  */
 int madvise_populate(struct mm_struct *mm, unsigned long start, unsigned long len, bool write);
+/*
+ * MADV_HWPOISON: each page of the range (faulted in for reading first)
+ * goes through memory_failure as if it had a memory error; a large folio's
+ * page moves the walk on by the folio's size, as Linux. MADV_SOFT_OFFLINE
+ * needs page migration: -EINVAL, logged. Called without mmap_lock.
+ */
+int madvise_inject_error(struct mm_struct *mm, unsigned long start, unsigned long len,
+			 int advice);
 /*
  * mremap (mm/mremap.c, Linux 6.12's rules and errno values): shrink or
  * grow [addr, addr + old_len) in place, or move it, its page-table entries

@@ -18,7 +18,7 @@ struct mm_struct;
 #define PM_SOFT_DIRTY		(1ULL << 55)	/* never set: no soft-dirty tracking */
 #define PM_MMAP_EXCLUSIVE	(1ULL << 56)	/* the page is mapped once, by this mm */
 #define PM_FILE			(1ULL << 61)	/* a file page (not anonymous) */
-#define PM_SWAP			(1ULL << 62)	/* never set: no swap */
+#define PM_SWAP			(1ULL << 62)	/* a swap entry: a hwpoison entry (type | offset << 5) */
 #define PM_PRESENT		(1ULL << 63)
 
 /*

@@ -191,7 +191,8 @@ enum mce_action do_machine_check(const struct pt_regs *regs)
 
 		pr_err("mce: memory error at %#llx (2^%llu bytes) consumed in user mode (pid %d)\n",
 		       (unsigned long long)e.addr, (unsigned long long)granule, current->tid);
-		memory_failure(e.addr >> PAGE_SHIFT, MF_ACTION_REQUIRED);
+		/* Not here (its own stack, interrupts off): the worker runs it. */
+		memory_failure_queue(e.addr >> PAGE_SHIFT, MF_ACTION_REQUIRED);
 	}
 	if (act != MCE_FATAL)
 		wrmsr(MSR_IA32_MCG_STATUS, 0);	/* MCIP off: the next one is not a shutdown */

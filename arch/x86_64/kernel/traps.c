@@ -203,6 +203,12 @@ static int do_user_page_fault(struct pt_regs *regs, u64 cr2)
 		force_sig_fault(SIGBUS, BUS_ADRERR, cr2, "access beyond the end of a mapped file");
 		err = 0;			/* handled: the signal is on its way */
 	}
+	if (err == -EHWPOISON && user_mode(regs)) {	/* a page lost to a memory error */
+		note_user_trap(regs, cr2);
+		force_sig_mceerr(BUS_MCEERR_AR, cr2 & PAGE_MASK, PAGE_SHIFT,
+				 "access to a page lost to a memory error (hwpoison)");
+		err = 0;
+	}
 	local_irq_disable();
 	return err;
 }

@@ -25,4 +25,12 @@ void host_mm_exit(void);
 /* The three-node machine of docs/design.md, scaled down: 0 and 1 DRAM, 2 slow. */
 void host_topology_numa3(struct host_topology *topo, unsigned long mib_per_node);
 
+/* What mm/ last sent as SIGBUS, and how many times (arch/host/signal.c). */
+struct host_sigbus {
+	int count, code;
+	unsigned long addr;
+	short lsb;
+};
+extern struct host_sigbus host_last_sigbus;
+
 #endif

@@ -149,6 +149,41 @@ static inline phys_addr_t pgtable_phys(pte_t entry)
 	return entry & PTE_PFN_MASK;
 }
 
+/* ---- swap entries: not present, not none, no page the MMU sees ---- */
+
+/*
+ * Linux's non-present entries that say where a page went (swap, and the
+ * "non-swap" kinds: hwpoison, migration, device-private), in this format:
+ * present and PROT_NONE clear, the kind (type) in bits 58-62, its
+ * argument (offset: a page frame for the non-swap kinds) in bits 9-57.
+ * Generic code uses include/quire/swapops.h.
+ */
+#define __SWP_TYPE_SHIFT	58
+#define __SWP_TYPE_MASK		0x1fUL
+#define __SWP_OFFSET_SHIFT	9
+#define __SWP_OFFSET_MASK	((1UL << (__SWP_TYPE_SHIFT - __SWP_OFFSET_SHIFT)) - 1)
+
+static inline bool pte_is_swap(pte_t pte)
+{
+	return pte && !(pte & (_PAGE_PRESENT | _PAGE_PROTNONE));
+}
+
+static inline pte_t __swp_entry_pte(unsigned long type, unsigned long offset)
+{
+	return (type & __SWP_TYPE_MASK) << __SWP_TYPE_SHIFT |
+	       (offset & __SWP_OFFSET_MASK) << __SWP_OFFSET_SHIFT;
+}
+
+static inline unsigned long __pte_swp_type(pte_t pte)
+{
+	return (pte >> __SWP_TYPE_SHIFT) & __SWP_TYPE_MASK;
+}
+
+static inline unsigned long __pte_swp_offset(pte_t pte)
+{
+	return (pte >> __SWP_OFFSET_SHIFT) & __SWP_OFFSET_MASK;
+}
+
 /* ---- PMD leaves (2 MiB) ---- */
 
 static inline bool pmd_present(pte_t pmd)

@@ -1,0 +1,246 @@
+/*
+ * Poisoned memory from ring 3 (mm/memory-failure.c, docs/mm/memory-failure.md),
+ * through MADV_HWPOISON, which runs memory_failure() on a page as if it had
+ * a memory error: the caller gets SIGBUS BUS_MCEERR_AR at the page (si_addr,
+ * si_addr_lsb 12), later touches of it too, the other pages keep their
+ * bytes, a large folio loses only that page, a forked child that shares it
+ * gets SIGBUS when it touches it, a file page reads as EIO, the frame is
+ * never handed out again, and /proc/quire/mm_verify stays 0. Job
+ * hwpoison-numa3.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include "ktap.h"
+
+#define PAGE		4096UL
+#define MADV_HWPOISON	100
+#define MADV_SOFT_OFFLINE 101
+#ifndef BUS_MCEERR_AR
+#define BUS_MCEERR_AR	4
+#endif
+#define PM_PRESENT	(1ULL << 63)
+#define PM_SWAP		(1ULL << 62)
+#define PM_PFN(e)	((e) & ((1ULL << 55) - 1))
+
+static sigjmp_buf env;
+static volatile int bus_code;
+static void *volatile bus_addr;
+static volatile int bus_lsb, buses;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	bus_code = si->si_code;
+	bus_addr = si->si_addr;
+	bus_lsb = si->si_addr_lsb;
+	buses++;
+	siglongjmp(env, 1);
+}
+
+static void catch_sigbus(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+static uint64_t pagemap_of(const void *addr)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	uint64_t e = 0;
+
+	if (fd >= 0 && pread(fd, &e, 8, (off_t)((uintptr_t)addr / PAGE) * 8) != 8)
+		e = 0;
+	if (fd >= 0)
+		close(fd);
+	return e;
+}
+
+/* madvise(MADV_HWPOISON) on one page: did it raise SIGBUS AR for exactly that page? */
+static int poison(void *p)
+{
+	buses = 0;
+	bus_code = 0;
+	if (sigsetjmp(env, 1) == 0) {
+		if (madvise(p, PAGE, MADV_HWPOISON))
+			return -errno;
+		return 0;	/* no SIGBUS */
+	}
+	return bus_code == BUS_MCEERR_AR && bus_addr == p && bus_lsb == 12 ? 1 : 2;
+}
+
+/* Read one byte; 1 if that was SIGBUS BUS_MCEERR_AR at p's page. */
+static int touch_bus(volatile char *p)
+{
+	buses = 0;
+	if (sigsetjmp(env, 1) == 0) {
+		(void)*p;
+		return 0;
+	}
+	return bus_code == BUS_MCEERR_AR &&
+	       bus_addr == (void *)((uintptr_t)p & ~(PAGE - 1)) ? 1 : 2;
+}
+
+static long mm_verify(void)
+{
+	char buf[32] = { 0 };
+	int fd = open("/proc/quire/mm_verify", O_RDONLY);
+	long n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+static uint64_t poisoned_pfn;
+
+static void case_anonymous_page(void)
+{
+	char *p = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t e;
+	int ok = 1;
+
+	CHECK(p != MAP_FAILED);
+	memset(p, 'a', 4 * PAGE);
+	poisoned_pfn = PM_PFN(pagemap_of(p + PAGE));
+	CHECK(poisoned_pfn != 0);
+	CHECK(poison(p + PAGE) == 1);		/* the caller hears of it at once */
+	e = pagemap_of(p + PAGE);
+	CHECK((e & PM_SWAP) && !(e & PM_PRESENT));
+	CHECK(touch_bus(p + PAGE + 100) == 1);	/* and at every touch after */
+	CHECK(touch_bus(p + PAGE) == 1);
+	for (unsigned long i = 0; i < 4 * PAGE; i++)
+		if (i / PAGE != 1 && p[i] != 'a')
+			ok = 0;
+	CHECK(ok);				/* the other pages are untouched */
+	/* munmap drops the entry; the same address mapped again is a new page. */
+	CHECK(munmap(p, 4 * PAGE) == 0);
+	p = mmap(p, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	CHECK(p != MAP_FAILED && touch_bus(p + PAGE) == 0 && p[PAGE] == 0);
+	munmap(p, 4 * PAGE);
+	errno = 0;
+	CHECK(madvise(p, PAGE, MADV_SOFT_OFFLINE) == -1 && errno == EINVAL);	/* needs migration */
+	ktap_report("anonymous_page", NULL);
+}
+
+static void case_never_reused(void)
+{
+	size_t len = 64UL << 20;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int seen = 0;
+
+	CHECK(p != MAP_FAILED && poisoned_pfn);
+	for (size_t off = 0; off < len; off += PAGE) {
+		p[off] = 1;
+		if (PM_PFN(pagemap_of(p + off)) == poisoned_pfn)
+			seen++;
+	}
+	CHECK(seen == 0);
+	munmap(p, len);
+	ktap_report("frame_never_reused", NULL);
+}
+
+static void case_shared_with_a_child(void)
+{
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int go[2], status = 0;
+	pid_t pid;
+	char c;
+
+	memset(p, 'f', 2 * PAGE);
+	CHECK(pipe(go) == 0);
+	pid = fork();
+	if (pid == 0) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		if (touch_bus(p) != 1)
+			_exit(4);	/* the shared page is gone for the child too */
+		_exit(p[PAGE] == 'f' ? 0 : 5);
+	}
+	CHECK(pid > 0);
+	CHECK(poison(p) == 1);
+	CHECK(write(go[1], "x", 1) == 1);
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		printf("    # child status %#x\n", status);
+	close(go[0]);
+	close(go[1]);
+	munmap(p, 2 * PAGE);
+	ktap_report("shared_with_a_forked_child", NULL);
+}
+
+static void case_large_folio(void)
+{
+	size_t len = 4UL << 20;
+	char *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = (char *)(((uintptr_t)raw + (2UL << 20) - 1) & ~((2UL << 20) - 1));
+	int ok = 1;
+
+	CHECK(raw != MAP_FAILED);
+	madvise(p, 2UL << 20, MADV_HUGEPAGE);
+	for (unsigned long i = 0; i < (2UL << 20); i += 64)
+		p[i] = (char)(i / PAGE);
+	CHECK(poison(p + 5 * PAGE) == 1);
+	CHECK(touch_bus(p + 5 * PAGE) == 1);
+	for (unsigned long i = 0; i < (2UL << 20); i += 64)
+		if (i / PAGE != 5 && p[i] != (char)(i / PAGE))
+			ok = 0;
+	CHECK(ok);				/* only that page of the 2 MiB is lost */
+	CHECK(pagemap_of(p + 6 * PAGE) & PM_PRESENT);
+	munmap(raw, len);
+	ktap_report("large_folio_loses_one_page", NULL);
+}
+
+static void case_file_page(void)
+{
+	int fd = open("/tmp/hwpoison-file", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	char buf[PAGE], *p;
+
+	memset(buf, 'F', sizeof(buf));
+	for (int i = 0; i < 4; i++)
+		CHECK(write(fd, buf, PAGE) == (ssize_t)PAGE);
+	p = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED);
+	CHECK(p[PAGE] == 'F');
+	CHECK(poison(p + PAGE) == 1);
+	CHECK(touch_bus(p + PAGE) == 1);
+	CHECK(p[0] == 'F' && p[2 * PAGE] == 'F');
+	errno = 0;
+	CHECK(pread(fd, buf, PAGE, PAGE) == -1 && errno == EIO);
+	{
+		static char two[2 * PAGE];
+		ssize_t n = pread(fd, two, 2 * PAGE, 0);
+
+		CHECK(n == (ssize_t)PAGE);	/* up to the lost page */
+		if (n != (ssize_t)PAGE)
+			printf("    # pread of 2 pages: %zd (errno %d)\n", n, errno);
+	}
+	CHECK(pread(fd, buf, PAGE, 2 * PAGE) == (ssize_t)PAGE && buf[0] == 'F');
+	munmap(p, 4 * PAGE);
+	close(fd);
+	ktap_report("file_page_reads_eio", NULL);
+}
+
+int main(void)
+{
+	ktap_begin("hwpoison", 6);
+	catch_sigbus();
+	case_anonymous_page();
+	case_never_reused();
+	case_shared_with_a_child();
+	case_large_folio();
+	case_file_page();
+	CHECK(mm_verify() == 0);
+	ktap_report("mm_verify_clean", NULL);
+	return ktap_finish();
+}
