@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include "ktap.h"
+#include "mm_verify.h"
 
 #define PAGE		4096UL
 #define MADV_HWPOISON	100
@@ -89,17 +90,6 @@ static int touch_bus(volatile char *p)
 	}
 	return bus_code == BUS_MCEERR_AR &&
 	       bus_addr == (void *)((uintptr_t)p & ~(PAGE - 1)) ? 1 : 2;
-}
-
-static long mm_verify(void)
-{
-	char buf[32] = { 0 };
-	int fd = open("/proc/quire/mm_verify", O_RDONLY);
-	long n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
 }
 
 static uint64_t poisoned_pfn;
@@ -240,7 +230,7 @@ int main(void)
 	case_shared_with_a_child();
 	case_large_folio();
 	case_file_page();
-	CHECK(mm_verify() == 0);
+	CHECK(read_mm_verify() == 0);
 	ktap_report("mm_verify_clean", NULL);
 	return ktap_finish();
 }

@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include "ktap.h"
+#include "mm_verify.h"
 
 #define NTHREADS	8
 #define ROUNDS		10
@@ -117,17 +118,6 @@ static int run_once(void)
 	if (counter != NTHREADS * ROUNDS)
 		return 4;
 	return failures ? 5 : 0;
-}
-
-static long read_mm_verify(void)
-{
-	char buf[32] = { 0 };
-	int fd = open("/proc/quire/mm_verify", O_RDONLY);
-	long n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
 }
 
 int main(int argc, char **argv)
