@@ -91,9 +91,10 @@ static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_
 		/*
 		 * Each parent PTE loses write access atomically (another thread
 		 * of the parent may be writing through it: its MMU sets D), then
-		 * the child gets what it holds, D included. (One loop per case:
-		 * wrprotect_ptes, then a copy loop, cost 3 more instructions a
-		 * page, and so did one loop testing cow inside.)
+		 * the child gets what it holds, D included. One loop per case:
+		 * wrprotect_ptes and then a copy loop cost up to 4 instructions a
+		 * page more in the rmap benchmark (14 with 4K folios), one loop
+		 * testing cow inside 3 (docs/bench.md).
 		 */
 		if (cow) {
 			for (int i = 0; i < nr; i++) {

@@ -95,7 +95,7 @@ pte_t *pte_offset_map_lock(struct mm_struct *mm, pte_t *pmd, unsigned long addr,
 		count_mm_cost(MM_COST_PTL_ACQUIRE);
 		if (READ_ONCE(*pmd) == pmdval) {	/* pmd_same: still this table */
 			*ptlp = ptl;
-			return pte_offset(pmd, addr);
+			return (pte_t *)__va(pgtable_phys(pmdval)) + ((addr >> PAGE_SHIFT) & 511);
 		}
 		spin_unlock(ptl);
 	}

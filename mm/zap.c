@@ -54,17 +54,18 @@ static void tlb_gather(struct mmu_gather *tlb, struct folio *folio, int refs)
 }
 
 /*
- * Clear the PTEs of [addr, end) inside one page table (its lock held).
- * Returns where it stopped: end, or earlier when the gather batch is full.
+ * Clear the PTEs of [addr, end) inside one page table (its lock held; pte
+ * is addr's). Returns where it stopped: end, or earlier when the gather
+ * batch is full.
  */
 static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
-				   pte_t *pmd, unsigned long addr, unsigned long end)
+				   pte_t *pmd, pte_t *pte, unsigned long addr, unsigned long end)
 {
 	struct mm_struct *mm = vma->vm_mm;
 
 	lockdep_assert_held(pte_lockptr(mm, pmd));
 	while (addr < end && tlb->nr < tlb->cap) {
-		pte_t *pte = pte_offset(pmd, addr), entry = ptep_get(pte);
+		pte_t entry = ptep_get(pte);
 		struct page *page;
 		struct folio *folio;
 		int nr;
@@ -73,12 +74,14 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 			if (is_swap_pte(entry))
 				pte_clear(mm, addr, pte);	/* a hwpoison entry: nothing behind it */
 			addr += PAGE_SIZE;
+			pte++;
 			continue;
 		}
 		tlb->flush = true;
 		if (is_zero_pfn(pte_pfn(entry))) {
 			pte_clear(mm, addr, pte);	/* read-only: the MMU sets no D on it */
 			addr += PAGE_SIZE;
+			pte++;
 			continue;
 		}
 		page = pfn_to_page(pte_pfn(entry));
@@ -97,6 +100,7 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 		atomic_long_sub(nr, &mm->rss);
 		tlb_gather(tlb, folio, nr);
 		addr += (unsigned long)nr << PAGE_SHIFT;
+		pte += nr;
 	}
 	return addr;
 }
@@ -141,19 +145,20 @@ static void zap_vma_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	while (addr < end) {
 		unsigned long block_end = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, end);
 		pte_t *pmd = pmd_lookup(mm->pgd, addr, false), *pte;
+		pte_t pmdval = pmd ? pmdp_get(pmd) : 0;
 		spinlock_t *ptl;
 
-		if (!pmd || !READ_ONCE(*pmd)) {
+		if (!pmdval) {
 			addr = block_end;
 			continue;
 		}
-		if (pmd_leaf(READ_ONCE(*pmd)) && zap_pmd_leaf(tlb, vma, pmd, addr, block_end)) {
+		if (pmd_leaf(pmdval) && zap_pmd_leaf(tlb, vma, pmd, addr, block_end)) {
 			addr = block_end;
 		} else {
 			pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
 			if (!pte)
 				continue;	/* a leaf again, or gone: look once more */
-			addr = zap_pte_range(tlb, vma, pmd, addr, block_end);
+			addr = zap_pte_range(tlb, vma, pmd, pte, addr, block_end);
 			pte_unmap_unlock(pte, ptl);
 		}
 		if (tlb->nr >= tlb->cap - 1)
