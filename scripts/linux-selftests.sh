@@ -240,10 +240,10 @@ write_lists() {
     while read -r c; do
         c=${c%%[[:space:]]*}
         mapfile -t all < <(read_cases "$all_list")
-        specs "${all[@]}" | grep -qxF -- "$c" ||
+        specs "${all[@]}" | grep -xF -- "$c" >/dev/null ||
             die "$quire_list: '$c' is not a case of $all_list"
         [ -n "${LSELFTESTS:-}" ] || continue
-        specs "${cases[@]}" | grep -qxF -- "$c" || die "LSELFTESTS leaves out '$c' of $quire_list"
+        specs "${cases[@]}" | grep -xF -- "$c" >/dev/null || die "LSELFTESTS leaves out '$c' of $quire_list"
     done <"$bin/quire.list"
 }
 
