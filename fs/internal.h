@@ -35,5 +35,14 @@ bool is_mountpoint(struct inode *inode);
 /* /sys/devices/system/{node,cpu} (fs/sysfs_node.c), built by sysfs_init. */
 struct pseudo_node;
 int sysfs_node_init(struct pseudo_node *root);
+/*
+ * Linux's two ways to print a set of ids (fs/sysfs_node.c), each ending
+ * in a newline: a list, "0-2,5" ("%*pbl"), and a hex mask over bits ids,
+ * 32 a group with commas between ("%*pb": "c", "00000001,ffffffff").
+ */
+ssize_t show_id_list(char *buf, size_t size, u64 mask);
+ssize_t show_id_mask(char *buf, size_t size, u64 mask, int bits);
+/* /proc/self/status (fs/proc_status.c), made by procfs_init. */
+int proc_status_init(struct pseudo_node *self);
 
 #endif

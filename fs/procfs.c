@@ -2,9 +2,14 @@
  * /proc: a pseudofs tree (include/quire/pseudofs.h) mounted at boot.
  *
  *   /proc/vmstat          memory counters and THP events (vmstat_show, mm/thp_settings.c)
+ *   /proc/meminfo         the memory counters Quire keeps, Linux's format (mm/vmstat.c)
+ *   /proc/self/status     the reader's process: ids, memory, signals (fs/proc_status.c)
  *   /proc/self/pagemap    the caller's page tables, 8 bytes a page (mm/task_mmu.c)
  *   /proc/self/smaps      the caller's VMAs and what they map (mm/task_mmu.c)
  *   /proc/self/maps       the caller's VMAs, one line each (the smaps header lines)
+ *   /proc/kpageflags      8 bytes of KPF_* flags per page frame (mm/task_mmu.c)
+ *   /proc/sys/vm/drop_caches   accepts 1-4; nothing is reclaimable
+ *   /proc/<pid>           the caller's own pid only: /proc/self
  *   /proc/quire/mm_verify Quire's own, no Linux file: reading it runs
  *                         mm_verify_system() and returns the problems found
  *
@@ -24,6 +29,7 @@
 #include <quire/printk.h>
 #include <quire/kernel.h>
 #include <quire/mm.h>
+#include <quire/string.h>
 #include "internal.h"
 
 struct pseudo_node *proc_root;
@@ -34,6 +40,13 @@ static ssize_t vmstat_file_show(struct pseudo_file *pf, char *buf, size_t size)
 }
 
 static const struct pseudo_ops vmstat_ops = { .show = vmstat_file_show };
+
+static ssize_t meminfo_file_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return meminfo_proc_show(buf, size);
+}
+
+static const struct pseudo_ops meminfo_ops = { .show = meminfo_file_show };
 
 /*
  * /proc/quire/mm_verify: the count of problems, "0\n" when consistent (the
@@ -46,6 +59,35 @@ static ssize_t mm_verify_file_show(struct pseudo_file *pf, char *buf, size_t siz
 }
 
 static const struct pseudo_ops mm_verify_ops = { .show = mm_verify_file_show };
+
+/* /proc/kpageflags: 8 bytes of flags per page frame (mm/task_mmu.c). */
+static ssize_t kpageflags_file_read(struct pseudo_file *pf, void *buf, size_t count, loff_t pos)
+{
+	return kpageflags_read(buf, count, pos);
+}
+
+static const struct pseudo_ops kpageflags_ops = { .read = kpageflags_file_read };
+
+/*
+ * /proc/sys/vm/drop_caches: Linux's 1 (the clean page cache), 2 (reclaimable
+ * slab objects), 3 (both) or 4 (quiet). Quire has neither to drop: every
+ * page-cache folio is a RAM file's only copy (dirty for good, as tmpfs's are
+ * on Linux) and no slab cache can be shrunk. Anything else is EINVAL.
+ */
+static int drop_caches_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	size_t n = strnlen(buf, len);
+
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	if (n != 1 || buf[0] < '1' || buf[0] > '4')
+		return -EINVAL;
+	pr_info("drop_caches: %c: nothing to drop (RAM files and the slab are not reclaimable)\n",
+		buf[0]);
+	return 0;
+}
+
+static const struct pseudo_ops drop_caches_ops = { .store = drop_caches_store };
 
 /* ---- /proc/self: the opener's mm ---- */
 
@@ -103,9 +145,30 @@ static const struct pseudo_ops smaps_ops = {
 	.open = self_open, .release = self_release, .show = smaps_file_show,
 };
 
+static struct pseudo_node *self_node;
+
+/*
+ * /proc/<pid>: the caller's own process id names /proc/self (Quire has no
+ * per-pid directories: any other pid is ENOENT, and none is listed).
+ */
+static struct pseudo_node *pid_lookup(const char *name, size_t len)
+{
+	struct task *t = current;
+	long pid = 0;
+
+	if (!t || !len || len > 9 || name[0] == '0')
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		if (name[i] < '0' || name[i] > '9')
+			return NULL;
+		pid = pid * 10 + (name[i] - '0');
+	}
+	return pid == t->tgid ? self_node : NULL;
+}
+
 int procfs_init(void)
 {
-	struct pseudo_node *self, *quire;
+	struct pseudo_node *self, *quire, *sys, *vm;
 	int err = -ENOMEM;
 
 	if (proc_root)
@@ -128,6 +191,20 @@ int procfs_init(void)
 		err = pseudo_create(quire, "mm_verify", 0444, &mm_verify_ops, NULL);
 	if (!err)
 		err = pseudo_create(self, "maps", 0444, &maps_ops, NULL);
+	if (!err)
+		err = pseudo_create(proc_root, "meminfo", 0444, &meminfo_ops, NULL);
+	if (!err)
+		err = proc_status_init(self);
+	if (!err)
+		err = pseudo_create(proc_root, "kpageflags", 0400, &kpageflags_ops, NULL);
+	sys = err ? NULL : pseudo_mkdir(proc_root, "sys");
+	vm = sys ? pseudo_mkdir(sys, "vm") : NULL;
+	if (!err && !vm)
+		err = -ENOMEM;
+	if (!err)
+		err = pseudo_create(vm, "drop_caches", 0200, &drop_caches_ops, NULL);
+	self_node = self;
+	pseudo_dir_set_lookup(proc_root, pid_lookup);
 	if (!err)
 		err = vfs_mount("/proc", pseudo_inode(proc_root));
 	if (!err)

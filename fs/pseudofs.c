@@ -29,6 +29,8 @@ struct pseudo_node {
 	loff_t pos;			/* the getdents cookie in the parent */
 	loff_t next_pos;		/* directories: the next child's cookie */
 	const struct pseudo_ops *ops;	/* files */
+	/* directories: names not listed (pseudo_dir_set_lookup) */
+	struct pseudo_node *(*lookup)(const char *name, size_t len);
 	void *data;
 	size_t len;
 	char name[];
@@ -158,9 +160,18 @@ int pseudo_create(struct pseudo_node *parent, const char *name, umode_t mode,
 
 /* ---- directories ---- */
 
+void pseudo_dir_set_lookup(struct pseudo_node *dir,
+			   struct pseudo_node *(*lookup)(const char *name, size_t len))
+{
+	dir->lookup = lookup;
+}
+
 static int pseudo_lookup(struct inode *dir, const char *name, size_t len, struct inode **out)
 {
 	struct pseudo_node *n = find(node_of(dir), name, len);
+
+	if (!n && node_of(dir)->lookup)
+		n = node_of(dir)->lookup(name, len);
 
 	if (!n)
 		return -ENOENT;

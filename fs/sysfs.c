@@ -4,6 +4,7 @@
  * (mm/thp_settings.c, docs/mm/thp.md):
  *
  *   /sys/kernel/mm/transparent_hugepage/enabled                      [always] madvise never
+ *   /sys/kernel/mm/transparent_hugepage/hpage_pmd_size               2097152
  *   /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled   always inherit madvise [never]
  *   /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/<name>   a number
  *
@@ -53,7 +54,13 @@ static ssize_t stat_show(struct pseudo_file *pf, char *buf, size_t size)
 							    DATA_ITEM(pf->data)));
 }
 
+static ssize_t hpage_pmd_size_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return thp_hpage_pmd_size_show(buf, size);
+}
+
 static const struct pseudo_ops enabled_ops = { .show = enabled_show, .store = enabled_store };
+static const struct pseudo_ops hpage_pmd_size_ops = { .show = hpage_pmd_size_show };
 static const struct pseudo_ops order_enabled_ops = {
 	.show = order_enabled_show, .store = order_enabled_store,
 };
@@ -94,6 +101,8 @@ int sysfs_init(void)
 	if (!thp)
 		goto fail;
 	err = pseudo_create(thp, "enabled", 0644, &enabled_ops, NULL);
+	if (!err)
+		err = pseudo_create(thp, "hpage_pmd_size", 0444, &hpage_pmd_size_ops, NULL);
 	for (unsigned int order = THP_ORDER_MIN; order <= HPAGE_PMD_ORDER && !err; order++)
 		if (THP_ORDERS_ANON & (1UL << order))
 			err = add_size_dir(thp, order);

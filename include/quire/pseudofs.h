@@ -67,6 +67,13 @@ int pseudo_create(struct pseudo_node *parent, const char *name, umode_t mode,
 		  const struct pseudo_ops *ops, void *data);
 /* The directory inode of a node (for mounting); no reference is taken. */
 struct inode *pseudo_inode(struct pseudo_node *node);
+/*
+ * Names a directory answers without listing them: lookup is asked for a
+ * name none of dir's nodes has, and returns the node that stands for it
+ * or NULL (ENOENT). /proc/<pid> for the caller's own pid uses it.
+ */
+void pseudo_dir_set_lookup(struct pseudo_node *dir,
+			   struct pseudo_node *(*lookup)(const char *name, size_t len));
 
 /* The trees mounted at /proc and /sys (NULL before vfs_init). */
 extern struct pseudo_node *proc_root;

@@ -246,8 +246,8 @@ static void sys_and_proc_listings(struct ktest *t)
 	char names[512];
 	bool dirs;
 
-	KEXPECT_EQ(t, list_dir(THP_DIR, names, sizeof(names), &dirs), 9);
-	KEXPECT_STREQ(t, names, " enabled hugepages-16kB hugepages-32kB hugepages-64kB "
+	KEXPECT_EQ(t, list_dir(THP_DIR, names, sizeof(names), &dirs), 10);
+	KEXPECT_STREQ(t, names, " enabled hpage_pmd_size hugepages-16kB hugepages-32kB hugepages-64kB "
 		      "hugepages-128kB hugepages-256kB hugepages-512kB hugepages-1024kB "
 		      "hugepages-2048kB");
 	KEXPECT_TRUE(t, dirs);
@@ -257,12 +257,14 @@ static void sys_and_proc_listings(struct ktest *t)
 		   NR_MTHP_STAT_ITEMS);
 	KEXPECT_TRUE(t, strstr(names, " anon_fault_alloc") != NULL);
 	KEXPECT_TRUE(t, strstr(names, " nr_anon_partially_mapped") != NULL);
-	KEXPECT_EQ(t, list_dir("/proc", names, sizeof(names), &dirs), 3);
-	KEXPECT_STREQ(t, names, " self vmstat quire");
+	KEXPECT_EQ(t, list_dir("/proc", names, sizeof(names), &dirs), 6);
+	KEXPECT_STREQ(t, names, " self vmstat quire meminfo kpageflags sys");
 	KEXPECT_EQ(t, list_dir("/proc/quire", names, sizeof(names), &dirs), 1);
 	KEXPECT_STREQ(t, names, " mm_verify");
-	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 3);
-	KEXPECT_STREQ(t, names, " pagemap smaps maps");
+	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 4);
+	KEXPECT_STREQ(t, names, " pagemap smaps maps status");
+	KEXPECT_EQ(t, list_dir("/proc/sys/vm", names, sizeof(names), &dirs), 1);
+	KEXPECT_STREQ(t, names, " drop_caches");
 	KEXPECT_EQ(t, list_dir("/sys", names, sizeof(names), &dirs), 2);
 	KEXPECT_STREQ(t, names, " kernel devices");
 	KEXPECT_EQ(t, list_dir("/sys/devices/system", names, sizeof(names), &dirs), 2);
