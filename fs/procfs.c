@@ -7,6 +7,7 @@
  *   /proc/self/pagemap    the caller's page tables, 8 bytes a page (mm/task_mmu.c)
  *   /proc/self/smaps      the caller's VMAs and what they map (mm/task_mmu.c)
  *   /proc/self/maps       the caller's VMAs, one line each (the smaps header lines)
+ *   /proc/mounts, /proc/self/mounts   the mount table (fs/mount.c)
  *   /proc/kpageflags      8 bytes of KPF_* flags per page frame (mm/task_mmu.c)
  *   /proc/sys/vm/drop_caches   accepts 1-4; nothing is reclaimable
  *   /proc/<pid>           the caller's own pid only: /proc/self
@@ -33,6 +34,21 @@
 #include "internal.h"
 
 struct pseudo_node *proc_root;
+
+static int proc_get_tree(const char *options, struct super_block **out)
+{
+	return pseudo_get_tree(proc_root, options, out);
+}
+
+const struct file_system_type proc_fs_type = { .name = "proc", .get_tree = proc_get_tree };
+
+/* /proc/mounts and /proc/self/mounts (Linux's is a link to the latter): the mount table. */
+static ssize_t mounts_file_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return mounts_show(buf, size);
+}
+
+static const struct pseudo_ops mounts_ops = { .show = mounts_file_show };
 
 static ssize_t vmstat_file_show(struct pseudo_file *pf, char *buf, size_t size)
 {
@@ -173,7 +189,7 @@ int procfs_init(void)
 
 	if (proc_root)
 		return 0;
-	proc_root = pseudo_new_root();
+	proc_root = pseudo_new_root(&proc_fs_type);
 	if (!proc_root)
 		goto fail;
 	self = pseudo_mkdir(proc_root, "self");
@@ -191,6 +207,10 @@ int procfs_init(void)
 		err = pseudo_create(quire, "mm_verify", 0444, &mm_verify_ops, NULL);
 	if (!err)
 		err = pseudo_create(self, "maps", 0444, &maps_ops, NULL);
+	if (!err)
+		err = pseudo_create(proc_root, "mounts", 0444, &mounts_ops, NULL);
+	if (!err)
+		err = pseudo_create(self, "mounts", 0444, &mounts_ops, NULL);
 	if (!err)
 		err = pseudo_create(proc_root, "meminfo", 0444, &meminfo_ops, NULL);
 	if (!err)

@@ -552,6 +552,9 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[309] = sys_getcpu,
 	[319] = sys_memfd_create,
 	[318] = sys_getrandom,
+	/* mounts (kernel/fs_syscalls.c, fs/mount.c) */
+	[165] = sys_mount,
+	[166] = sys_umount2,
 };
 
 static u8 reported[NR_SYSCALLS];

@@ -271,7 +271,8 @@ static int show_header(char *buf, size_t size, struct mm_struct *mm, struct vm_a
 
 		off = (unsigned long long)v->vm_pgoff << PAGE_SHIFT;
 		ino = inode->i_ino;
-		minor = 1;		/* ramfs's anonymous device 0:1 (fs/inode.c) */
+		major = MAJOR(inode_dev(inode));	/* the file's tree: 0:1 for the root's ramfs */
+		minor = MINOR(inode_dev(inode));
 	}
 	len = scnprintf(buf, size, "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu ",
 			v->vm_start, v->vm_end, f & VM_READ ? 'r' : '-', f & VM_WRITE ? 'w' : '-',
