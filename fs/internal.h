@@ -53,7 +53,8 @@ int sysfs_node_init(struct pseudo_node *root);
  */
 ssize_t show_id_list(char *buf, size_t size, u64 mask);
 ssize_t show_id_mask(char *buf, size_t size, u64 mask, int bits);
-/* /proc/self/status (fs/proc_status.c), made by procfs_init. */
-int proc_status_init(struct pseudo_node *self);
+/* /proc/self/status's file (fs/proc_status.c), made by procfs_init. */
+struct pseudo_ops;
+extern const struct pseudo_ops proc_status_ops;
 
 #endif

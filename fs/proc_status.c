@@ -149,9 +149,4 @@ static ssize_t status_show(struct pseudo_file *pf, char *buf, size_t size)
 	return len;
 }
 
-static const struct pseudo_ops status_ops = { .show = status_show };
-
-int proc_status_init(struct pseudo_node *self)
-{
-	return pseudo_create(self, "status", 0444, &status_ops, NULL);
-}
+const struct pseudo_ops proc_status_ops = { .show = status_show };

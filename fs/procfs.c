@@ -182,51 +182,58 @@ static struct pseudo_node *pid_lookup(const char *name, size_t len)
 	return pid == t->tgid ? self_node : NULL;
 }
 
+/* The tree, in the order a listing shows it: a NULL ops makes the directory `dir`. */
+enum { ROOT, SELF, QUIRE, SYS, VM, NR_DIRS };
+
+static const struct {
+	int parent;
+	const char *name;
+	umode_t mode;
+	const struct pseudo_ops *ops;
+	int dir;
+} proc_entries[] = {
+	{ .parent = ROOT, .name = "self", .dir = SELF },
+	{ .parent = ROOT, .name = "vmstat", .mode = 0444, .ops = &vmstat_ops },
+	{ .parent = SELF, .name = "pagemap", .mode = 0400, .ops = &pagemap_ops },
+	{ .parent = SELF, .name = "smaps", .mode = 0444, .ops = &smaps_ops },
+	{ .parent = ROOT, .name = "quire", .dir = QUIRE },
+	{ .parent = QUIRE, .name = "mm_verify", .mode = 0444, .ops = &mm_verify_ops },
+	{ .parent = SELF, .name = "maps", .mode = 0444, .ops = &maps_ops },
+	{ .parent = ROOT, .name = "mounts", .mode = 0444, .ops = &mounts_ops },
+	{ .parent = SELF, .name = "mounts", .mode = 0444, .ops = &mounts_ops },
+	{ .parent = ROOT, .name = "meminfo", .mode = 0444, .ops = &meminfo_ops },
+	{ .parent = SELF, .name = "status", .mode = 0444, .ops = &proc_status_ops },
+	{ .parent = ROOT, .name = "kpageflags", .mode = 0400, .ops = &kpageflags_ops },
+	{ .parent = ROOT, .name = "sys", .dir = SYS },
+	{ .parent = SYS, .name = "vm", .dir = VM },
+	{ .parent = VM, .name = "drop_caches", .mode = 0200, .ops = &drop_caches_ops },
+};
+
 int procfs_init(void)
 {
-	struct pseudo_node *self, *quire, *sys, *vm;
+	struct pseudo_node *dirs[NR_DIRS] = { NULL };
 	int err = -ENOMEM;
 
 	if (proc_root)
 		return 0;
-	proc_root = pseudo_new_root(&proc_fs_type);
+	proc_root = dirs[ROOT] = pseudo_new_root(&proc_fs_type);
+	for (size_t i = 0; i < ARRAY_SIZE(proc_entries) && proc_root; i++) {
+		struct pseudo_node *parent = dirs[proc_entries[i].parent];
+
+		if (proc_entries[i].ops)
+			err = pseudo_create(parent, proc_entries[i].name, proc_entries[i].mode,
+					    proc_entries[i].ops, NULL);
+		else
+			err = (dirs[proc_entries[i].dir] = pseudo_mkdir(parent, proc_entries[i].name))
+				? 0 : -ENOMEM;
+		if (err)
+			goto fail;
+	}
 	if (!proc_root)
 		goto fail;
-	self = pseudo_mkdir(proc_root, "self");
-	if (!self)
-		goto fail;
-	err = pseudo_create(proc_root, "vmstat", 0444, &vmstat_ops, NULL);
-	if (!err)
-		err = pseudo_create(self, "pagemap", 0400, &pagemap_ops, NULL);
-	if (!err)
-		err = pseudo_create(self, "smaps", 0444, &smaps_ops, NULL);
-	quire = err ? NULL : pseudo_mkdir(proc_root, "quire");
-	if (!err && !quire)
-		err = -ENOMEM;
-	if (!err)
-		err = pseudo_create(quire, "mm_verify", 0444, &mm_verify_ops, NULL);
-	if (!err)
-		err = pseudo_create(self, "maps", 0444, &maps_ops, NULL);
-	if (!err)
-		err = pseudo_create(proc_root, "mounts", 0444, &mounts_ops, NULL);
-	if (!err)
-		err = pseudo_create(self, "mounts", 0444, &mounts_ops, NULL);
-	if (!err)
-		err = pseudo_create(proc_root, "meminfo", 0444, &meminfo_ops, NULL);
-	if (!err)
-		err = proc_status_init(self);
-	if (!err)
-		err = pseudo_create(proc_root, "kpageflags", 0400, &kpageflags_ops, NULL);
-	sys = err ? NULL : pseudo_mkdir(proc_root, "sys");
-	vm = sys ? pseudo_mkdir(sys, "vm") : NULL;
-	if (!err && !vm)
-		err = -ENOMEM;
-	if (!err)
-		err = pseudo_create(vm, "drop_caches", 0200, &drop_caches_ops, NULL);
-	self_node = self;
+	self_node = dirs[SELF];
 	pseudo_dir_set_lookup(proc_root, pid_lookup);
-	if (!err)
-		err = vfs_mount("/proc", pseudo_inode(proc_root));
+	err = vfs_mount("/proc", pseudo_inode(proc_root));
 	if (!err)
 		return 0;
 fail:

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ktap.h"
+#include "proc_files.h"
 
 #define DIR_A	"/tmp/mount_ktap_a"
 #define DIR_B	"/tmp/mount_ktap_b"
@@ -31,34 +32,6 @@
 #define PAGE	4096UL
 #define PMD	(2UL << 20)
 #define BAD_PTR	((void *)0x10)		/* below every mapping: EFAULT */
-
-static long slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	long len = 0, n;
-
-	if (fd < 0)
-		return -errno;
-	while (len + 1 < (long)size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-	return len;
-}
-
-static long put(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	long n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n;
-}
 
 /* The result of a call that returns -1 and sets errno: 0 or the errno. */
 #define ERR(call)	((call) == 0 ? 0 : errno)
@@ -308,19 +281,6 @@ static void debugfs(void)
 	CHECK(access(SPLIT, F_OK) == -1 && errno == ENOENT);
 	CHECK(ERR(mount("none", DEBUG, "debugfs", 0, NULL)) == 0);	/* left mounted */
 	ktap_report("debugfs", NULL);
-}
-
-static long vmstat(const char *name)
-{
-	static char buf[8192];
-	size_t len = strlen(name);
-
-	if (slurp("/proc/vmstat", buf, sizeof(buf)) <= 0)
-		return -1;
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (!strncmp(l, name, len) && l[len] == ' ')
-			return strtol(l + len + 1, NULL, 10);
-	return -1;
 }
 
 /* AnonHugePages of the smaps block of the VMA holding addr, or -1. */

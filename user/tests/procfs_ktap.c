@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ktap.h"
+#include "proc_files.h"
 
 #define THP "/sys/kernel/mm/transparent_hugepage"
 #define PM_PRESENT	(1ULL << 63)
@@ -33,36 +34,6 @@
 #define PM_PFN		((1ULL << 55) - 1)
 #define PAGE		4096UL
 #define PMD		(2UL << 20)
-
-/* The whole file into buf (NUL-terminated): its length, or -errno. */
-static long slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	long len = 0, n;
-
-	if (fd < 0)
-		return -errno;
-	while (len + 1 < (long)size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-	return len;
-}
-
-/* As a shell's "echo -n s > path": the write's result, or -errno. */
-static long put(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	long n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n;
-}
 
 static int open_errno(const char *path, int flags)
 {
@@ -143,19 +114,6 @@ static void thp_stats(void)
 }
 
 /* The value of "name N" in /proc/vmstat, or -1. */
-static long vmstat(const char *name)
-{
-	static char buf[8192];
-	size_t len = strlen(name);
-
-	if (slurp("/proc/vmstat", buf, sizeof(buf)) <= 0)
-		return -1;
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (!strncmp(l, name, len) && l[len] == ' ')
-			return strtol(l + len + 1, NULL, 10);
-	return -1;
-}
-
 static void proc_vmstat(void)
 {
 	CHECK(vmstat("thp_fault_alloc") >= 0);
