@@ -1,4 +1,4 @@
-/* Boot: the root file system, the drivers behind its device nodes, /proc and /sys. */
+/* Boot: the root file system, the drivers behind its device nodes, /proc and /sys, debugfs's tree. */
 #define pr_fmt(fmt) "vfs: " fmt
 #include <quire/fs.h>
 #include <quire/pseudofs.h>
@@ -18,6 +18,7 @@ void vfs_init(void)
 	tty_init();
 	procfs_init();		/* failures are logged; the system runs without them */
 	sysfs_init();
+	debugfs_init();		/* not mounted: mount -t debugfs none /sys/kernel/debug */
 	pr_info("root file system: ramfs, with /dev/console, /dev/null, /dev/zero, /tmp; "
 		"procfs on /proc, sysfs on /sys\n");
 }

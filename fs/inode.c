@@ -15,6 +15,7 @@
 #include <quire/time.h>
 #include <quire/errno.h>
 #include <asm/page.h>
+#include "internal.h"
 
 long nr_inodes;
 static unsigned long last_ino;
@@ -50,11 +51,14 @@ struct inode *igrab(struct inode *inode)
 	spin_lock(&inode->i_lock);
 	inode->i_count++;
 	spin_unlock(&inode->i_lock);
+	if (inode->i_sb)
+		sb_get_ref(inode->i_sb);
 	return inode;
 }
 
 void iput(struct inode *inode)
 {
+	struct super_block *sb;
 	bool dead;
 
 	if (!inode)
@@ -66,13 +70,17 @@ void iput(struct inode *inode)
 		return;
 	}
 	dead = --inode->i_count == 0 && inode->i_nlink == 0;
+	sb = inode->i_sb;
 	spin_unlock(&inode->i_lock);
-	if (!dead)
-		return;
-	if (inode->i_op && inode->i_op->evict)
-		inode->i_op->evict(inode);
-	__atomic_sub_fetch(&nr_inodes, 1, __ATOMIC_RELAXED);
-	kfree(inode);
+	if (dead) {
+		if (inode->i_op && inode->i_op->evict)
+			inode->i_op->evict(inode);
+		__atomic_sub_fetch(&nr_inodes, 1, __ATOMIC_RELAXED);
+		kfree(inode);
+	}
+	/* Last: this may free a detached tree (tmpfs after umount). */
+	if (sb)
+		sb_put_ref(sb);
 }
 
 void inc_nlink(struct inode *inode)
@@ -104,14 +112,11 @@ u64 new_encode_dev(dev_t dev)
 	return (minor & 0xff) | (major << 8) | ((minor & ~0xffULL) << 12);
 }
 
-/* ramfs is one anonymous device, as Linux numbers them (major 0). */
-#define RAMFS_DEV	MKDEV(0, 1)
-
 void vfs_getattr(struct inode *inode, struct stat *st)
 {
 	*st = (struct stat){ 0 };
 	mutex_lock(&inode->i_mutex);
-	st->st_dev = new_encode_dev(RAMFS_DEV);
+	st->st_dev = new_encode_dev(inode_dev(inode));	/* an anonymous device, as Linux numbers them */
 	st->st_ino = inode->i_ino;
 	st->st_nlink = READ_ONCE(inode->i_nlink);
 	st->st_mode = inode->i_mode;
@@ -139,6 +144,10 @@ int inode_permission(struct inode *inode, int mask)
 {
 	if ((mask & MAY_EXEC) && !S_ISDIR(inode->i_mode) &&
 	    !(inode->i_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+		return -EACCES;
+	/* A file on a noexec mount cannot be run, root or not (Linux's path_noexec). */
+	if ((mask & MAY_EXEC) && S_ISREG(inode->i_mode) && inode->i_sb &&
+	    (inode->i_sb->s_mnt_flags & MS_NOEXEC))
 		return -EACCES;
 	return 0;
 }

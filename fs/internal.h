@@ -23,10 +23,11 @@ extern const struct file_operations ramfs_dir_operations;
 int may_open(struct inode *inode, int flags);
 
 /*
- * mount.c: put root (a directory of another tree) in the place of the
- * directory at path; 0 or -errno (ENOENT, ENOTDIR, EBUSY: already a mount
- * point). follow_mount swaps a looked-up inode for what is mounted on it
- * (consumes the reference, returns one); vfs_ns_mutex held for both tests.
+ * mount.c: put root (the root of a tree, root->i_sb) in the place of the
+ * directory at path, at boot; 0 or -errno (ENOENT, ENOTDIR, EBUSY: the
+ * tree is mounted already). follow_mount swaps a looked-up inode for what
+ * is mounted on it (consumes the reference, returns one); vfs_ns_mutex
+ * held for both tests.
  */
 int vfs_mount(const char *path, struct inode *root);
 struct inode *follow_mount(struct inode *inode);
@@ -34,8 +35,28 @@ bool is_mountpoint(struct inode *inode);
 /* The directory root is mounted on, or NULL (vfs_ns_mutex held). */
 struct inode *mountpoint_of(struct inode *root);
 
+/*
+ * super.c: the references on a tree's inodes (igrab and iput call these);
+ * the put that leaves a detached tree unreferenced frees it (kill_sb).
+ * free_super frees the structure itself (kill_sb's last step).
+ */
+void sb_get_ref(struct super_block *sb);
+void sb_put_ref(struct super_block *sb);
+void free_super(struct super_block *sb);
+extern const struct file_system_type tmpfs_fs_type;
+
 /* /sys/devices/system/{node,cpu} (fs/sysfs_node.c), built by sysfs_init. */
 struct pseudo_node;
 int sysfs_node_init(struct pseudo_node *root);
+/*
+ * Linux's two ways to print a set of ids (fs/sysfs_node.c), each ending
+ * in a newline: a list, "0-2,5" ("%*pbl"), and a hex mask over bits ids,
+ * 32 a group with commas between ("%*pb": "c", "00000001,ffffffff").
+ */
+ssize_t show_id_list(char *buf, size_t size, u64 mask);
+ssize_t show_id_mask(char *buf, size_t size, u64 mask, int bits);
+/* /proc/self/status's file (fs/proc_status.c), made by procfs_init. */
+struct pseudo_ops;
+extern const struct pseudo_ops proc_status_ops;
 
 #endif

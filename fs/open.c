@@ -35,9 +35,17 @@ int may_open(struct inode *inode, int flags)
 		if (write)
 			return -EISDIR;
 		break;
+	case S_IFCHR:
+		/* A device node on a nodev mount cannot be opened (Linux's may_open_dev). */
+		if (inode->i_sb && (inode->i_sb->s_mnt_flags & MS_NODEV))
+			return -EACCES;
+		break;
 	case S_IFBLK:
+		if (inode->i_sb && (inode->i_sb->s_mnt_flags & MS_NODEV))
+			return -EACCES;
+		return -ENXIO;		/* Linux's answer with no driver */
 	case S_IFSOCK:
-		return -ENXIO;		/* Linux's answer with no driver / for a socket */
+		return -ENXIO;		/* Linux's answer for a socket */
 	case S_IFIFO: {
 		static bool warned;
 
@@ -89,6 +97,19 @@ int vfs_open(struct inode *cwd, const char *path, int flags, umode_t mode, struc
 	bool created;
 	int err;
 
+	if (flags & __O_TMPFILE) {
+		/* Linux's build_open_flags: O_DIRECTORY with it, no O_CREAT, and write access. */
+		if ((flags & (O_TMPFILE | O_CREAT)) != O_TMPFILE || !(fmode_of(flags) & FMODE_WRITE))
+			return -EINVAL;
+		err = vfs_lookup(cwd, path, &inode);
+		if (err)
+			return err;
+		err = S_ISDIR(inode->i_mode) ? (inode->i_nlink ? vfs_tmpfile(inode, flags, mode, out)
+							       : -ENOENT)
+					     : -ENOTDIR;
+		iput(inode);
+		return err;
+	}
 	/* Linux 6.4 and later refuse this combination outright. */
 	if ((flags & O_CREAT) && (flags & O_DIRECTORY))
 		return -EINVAL;

@@ -2,10 +2,16 @@
  * /proc: a pseudofs tree (include/quire/pseudofs.h) mounted at boot.
  *
  *   /proc/vmstat          memory counters and THP events (vmstat_show, mm/thp_settings.c)
+ *   /proc/meminfo         the memory counters Quire keeps, Linux's format (mm/vmstat.c)
+ *   /proc/self/status     the reader's process: ids, memory, signals (fs/proc_status.c)
  *   /proc/self/pagemap    the caller's page tables, 8 bytes a page (mm/task_mmu.c)
  *   /proc/self/smaps      the caller's VMAs and what they map (mm/task_mmu.c)
  *   /proc/self/maps       the caller's VMAs, one line each (the smaps header lines)
  *   /proc/self/exe        a symlink to the caller's program (its path at execve)
+ *   /proc/mounts, /proc/self/mounts   the mount table (fs/mount.c)
+ *   /proc/kpageflags      8 bytes of KPF_* flags per page frame (mm/task_mmu.c)
+ *   /proc/sys/vm/drop_caches   accepts 1-4; nothing is reclaimable
+ *   /proc/<pid>           the caller's own pid only: /proc/self
  *   /proc/quire/mm_verify Quire's own, no Linux file: reading it runs
  *                         mm_verify_system() and returns the problems found
  *
@@ -25,9 +31,25 @@
 #include <quire/printk.h>
 #include <quire/kernel.h>
 #include <quire/mm.h>
+#include <quire/string.h>
 #include "internal.h"
 
 struct pseudo_node *proc_root;
+
+static int proc_get_tree(const char *options, struct super_block **out)
+{
+	return pseudo_get_tree(proc_root, options, out);
+}
+
+const struct file_system_type proc_fs_type = { .name = "proc", .get_tree = proc_get_tree };
+
+/* /proc/mounts and /proc/self/mounts (Linux's is a link to the latter): the mount table. */
+static ssize_t mounts_file_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return mounts_show(buf, size);
+}
+
+static const struct pseudo_ops mounts_ops = { .show = mounts_file_show };
 
 static ssize_t vmstat_file_show(struct pseudo_file *pf, char *buf, size_t size)
 {
@@ -35,6 +57,13 @@ static ssize_t vmstat_file_show(struct pseudo_file *pf, char *buf, size_t size)
 }
 
 static const struct pseudo_ops vmstat_ops = { .show = vmstat_file_show };
+
+static ssize_t meminfo_file_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return meminfo_proc_show(buf, size);
+}
+
+static const struct pseudo_ops meminfo_ops = { .show = meminfo_file_show };
 
 /*
  * /proc/quire/mm_verify: the count of problems, "0\n" when consistent (the
@@ -47,6 +76,35 @@ static ssize_t mm_verify_file_show(struct pseudo_file *pf, char *buf, size_t siz
 }
 
 static const struct pseudo_ops mm_verify_ops = { .show = mm_verify_file_show };
+
+/* /proc/kpageflags: 8 bytes of flags per page frame (mm/task_mmu.c). */
+static ssize_t kpageflags_file_read(struct pseudo_file *pf, void *buf, size_t count, loff_t pos)
+{
+	return kpageflags_read(buf, count, pos);
+}
+
+static const struct pseudo_ops kpageflags_ops = { .read = kpageflags_file_read };
+
+/*
+ * /proc/sys/vm/drop_caches: Linux's 1 (the clean page cache), 2 (reclaimable
+ * slab objects), 3 (both) or 4 (quiet). Quire has neither to drop: every
+ * page-cache folio is a RAM file's only copy (dirty for good, as tmpfs's are
+ * on Linux) and no slab cache can be shrunk. Anything else is EINVAL.
+ */
+static int drop_caches_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	size_t n = strnlen(buf, len);
+
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	if (n != 1 || buf[0] < '1' || buf[0] > '4')
+		return -EINVAL;
+	pr_info("drop_caches: %c: nothing to drop (RAM files and the slab are not reclaimable)\n",
+		buf[0]);
+	return 0;
+}
+
+static const struct pseudo_ops drop_caches_ops = { .store = drop_caches_store };
 
 /* ---- /proc/self: the opener's mm ---- */
 
@@ -112,35 +170,82 @@ static const char *self_exe_target(void)
 	return t && t->group_leader ? t->group_leader->exe_path : NULL;
 }
 
+static struct pseudo_node *self_node;
+
+/*
+ * /proc/<pid>: the caller's own process id names /proc/self (Quire has no
+ * per-pid directories: any other pid is ENOENT, and none is listed).
+ */
+static struct pseudo_node *pid_lookup(const char *name, size_t len)
+{
+	struct task *t = current;
+	long pid = 0;
+
+	if (!t || !len || len > 9 || name[0] == '0')
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		if (name[i] < '0' || name[i] > '9')
+			return NULL;
+		pid = pid * 10 + (name[i] - '0');
+	}
+	return pid == t->tgid ? self_node : NULL;
+}
+
+/* The tree, in the order a listing shows it: a NULL ops makes the directory `dir`. */
+enum { ROOT, SELF, QUIRE, SYS, VM, NR_DIRS };
+
+static const struct {
+	int parent;
+	const char *name;
+	umode_t mode;
+	const struct pseudo_ops *ops;
+	int dir;
+} proc_entries[] = {
+	{ .parent = ROOT, .name = "self", .dir = SELF },
+	{ .parent = ROOT, .name = "vmstat", .mode = 0444, .ops = &vmstat_ops },
+	{ .parent = SELF, .name = "pagemap", .mode = 0400, .ops = &pagemap_ops },
+	{ .parent = SELF, .name = "smaps", .mode = 0444, .ops = &smaps_ops },
+	{ .parent = ROOT, .name = "quire", .dir = QUIRE },
+	{ .parent = QUIRE, .name = "mm_verify", .mode = 0444, .ops = &mm_verify_ops },
+	{ .parent = SELF, .name = "maps", .mode = 0444, .ops = &maps_ops },
+	{ .parent = ROOT, .name = "mounts", .mode = 0444, .ops = &mounts_ops },
+	{ .parent = SELF, .name = "mounts", .mode = 0444, .ops = &mounts_ops },
+	{ .parent = ROOT, .name = "meminfo", .mode = 0444, .ops = &meminfo_ops },
+	{ .parent = SELF, .name = "status", .mode = 0444, .ops = &proc_status_ops },
+	{ .parent = ROOT, .name = "kpageflags", .mode = 0400, .ops = &kpageflags_ops },
+	{ .parent = ROOT, .name = "sys", .dir = SYS },
+	{ .parent = SYS, .name = "vm", .dir = VM },
+	{ .parent = VM, .name = "drop_caches", .mode = 0200, .ops = &drop_caches_ops },
+};
+
 int procfs_init(void)
 {
-	struct pseudo_node *self, *quire;
+	struct pseudo_node *dirs[NR_DIRS] = { NULL };
 	int err = -ENOMEM;
 
 	if (proc_root)
 		return 0;
-	proc_root = pseudo_new_root();
+	proc_root = dirs[ROOT] = pseudo_new_root(&proc_fs_type);
+	for (size_t i = 0; i < ARRAY_SIZE(proc_entries) && proc_root; i++) {
+		struct pseudo_node *parent = dirs[proc_entries[i].parent];
+
+		if (proc_entries[i].ops)
+			err = pseudo_create(parent, proc_entries[i].name, proc_entries[i].mode,
+					    proc_entries[i].ops, NULL);
+		else
+			err = (dirs[proc_entries[i].dir] = pseudo_mkdir(parent, proc_entries[i].name))
+				? 0 : -ENOMEM;
+		if (err)
+			goto fail;
+	}
 	if (!proc_root)
 		goto fail;
-	self = pseudo_mkdir(proc_root, "self");
-	if (!self)
+	self_node = dirs[SELF];
+	err = pseudo_symlink(self_node, "exe", self_exe_target);
+	if (err)
 		goto fail;
-	err = pseudo_create(proc_root, "vmstat", 0444, &vmstat_ops, NULL);
-	if (!err)
-		err = pseudo_create(self, "pagemap", 0400, &pagemap_ops, NULL);
-	if (!err)
-		err = pseudo_create(self, "smaps", 0444, &smaps_ops, NULL);
-	quire = err ? NULL : pseudo_mkdir(proc_root, "quire");
-	if (!err && !quire)
-		err = -ENOMEM;
-	if (!err)
-		err = pseudo_create(quire, "mm_verify", 0444, &mm_verify_ops, NULL);
-	if (!err)
-		err = pseudo_create(self, "maps", 0444, &maps_ops, NULL);
-	if (!err)
-		err = pseudo_symlink(self, "exe", self_exe_target);
-	if (!err)
-		err = vfs_mount("/proc", pseudo_inode(proc_root));
+	pseudo_dir_set_lookup(proc_root, pid_lookup);
+	err = vfs_mount("/proc", pseudo_inode(proc_root));
 	if (!err)
 		return 0;
 fail:

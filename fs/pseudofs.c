@@ -3,7 +3,9 @@
  * by the kernel, each with an inode made when the node is, kept for the
  * life of the kernel. Directories are lists of nodes in creation order;
  * files call their pseudo_ops. /proc and /sys are two such trees, mounted
- * at boot (fs/procfs.c, fs/sysfs.c, fs/mount.c).
+ * at boot (fs/procfs.c, fs/sysfs.c, fs/mount.c); debugfs is a third, mounted
+ * by whoever wants it (fs/debugfs.c). Each tree is a super_block whose
+ * inodes' node references are pinned: mount(2) can take them away and back.
  *
  * Nothing here can be created, removed or renamed from user space: create
  * (open with O_CREAT) is EACCES, mkdir, mknod, symlink, unlink and rmdir are
@@ -18,6 +20,7 @@
 #include <quire/string.h>
 #include <quire/errno.h>
 #include <quire/kernel.h>
+#include <quire/printk.h>
 #include <asm/page.h>
 #include "internal.h"
 
@@ -30,6 +33,8 @@ struct pseudo_node {
 	loff_t next_pos;		/* directories: the next child's cookie */
 	const struct pseudo_ops *ops;	/* files */
 	const char *(*target)(void);	/* symlinks */
+	/* directories: names not listed (pseudo_dir_set_lookup) */
+	struct pseudo_node *(*lookup)(const char *name, size_t len);
 	void *data;
 	size_t len;
 	char name[];
@@ -103,6 +108,8 @@ static int link_node(struct pseudo_node *dir, struct pseudo_node *n)
 		return -ENOTDIR;
 	if (find(dir, n->name, n->len))
 		return -EEXIST;
+	/* The node's reference on its inode is the tree's own: it never makes the tree busy. */
+	inode_set_sb(n->inode, dir->inode->i_sb, true);
 	n->parent = dir;
 	n->pos = dir->next_pos++;
 	list_add_tail(&n->sibling, &dir->children);
@@ -132,9 +139,32 @@ static int add_node(struct pseudo_node *parent, struct pseudo_node *n)
 	return err;
 }
 
-struct pseudo_node *pseudo_new_root(void)
+struct pseudo_node *pseudo_new_root(const struct file_system_type *type)
 {
-	return new_node("", S_IFDIR | 0555);
+	struct super_block *sb = alloc_super(type);
+	struct pseudo_node *root = sb ? new_node("", S_IFDIR | 0555) : NULL;
+
+	if (!root) {
+		kfree(sb);
+		return NULL;
+	}
+	inode_set_sb(root->inode, sb, true);
+	sb->s_root = root->inode;
+	return root;
+}
+
+int pseudo_get_tree(struct pseudo_node *root, const char *options, struct super_block **out)
+{
+	if (!root)
+		return -ENODEV;		/* it could not be built at boot */
+	if (*options) {
+		pr_warn("%s: mount options \"%s\" are not supported (EINVAL)\n",
+			root->inode->i_sb->s_type->name, options);
+		return -EINVAL;
+	}
+	*out = root->inode->i_sb;
+	igrab(root->inode);		/* the caller's reference */
+	return 0;
 }
 
 struct pseudo_node *pseudo_mkdir(struct pseudo_node *parent, const char *name)
@@ -185,9 +215,18 @@ static const struct inode_operations pseudo_link_iops = {
 
 /* ---- directories ---- */
 
+void pseudo_dir_set_lookup(struct pseudo_node *dir,
+			   struct pseudo_node *(*lookup)(const char *name, size_t len))
+{
+	dir->lookup = lookup;
+}
+
 static int pseudo_lookup(struct inode *dir, const char *name, size_t len, struct inode **out)
 {
 	struct pseudo_node *n = find(node_of(dir), name, len);
+
+	if (!n && node_of(dir)->lookup)
+		n = node_of(dir)->lookup(name, len);
 
 	if (!n)
 		return -ENOENT;

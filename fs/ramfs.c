@@ -97,13 +97,18 @@ static void del_entry(struct inode *dir, struct ramfs_dirent *d)
 	touch(dir);
 }
 
-/* A new inode of any type; for a directory, its entry list too. */
+/*
+ * A new inode of any type in dir's tree (dir NULL: a root, or a file in no
+ * tree); for a directory, its entry list too.
+ */
 static struct inode *ramfs_new_inode(struct inode *dir, umode_t mode, dev_t rdev)
 {
 	struct inode *inode = new_inode(mode);
 
 	if (!inode)
 		return NULL;
+	if (dir && dir->i_sb)
+		inode_set_sb(inode, dir->i_sb, false);
 	switch (mode & S_IFMT) {
 	case S_IFREG:
 		inode->i_op = &ramfs_file_inode_operations;
@@ -139,13 +144,19 @@ static struct inode *ramfs_new_inode(struct inode *dir, umode_t mode, dev_t rdev
 	return inode;
 }
 
-struct inode *ramfs_get_root(void)
+struct super_block *ramfs_new_sb(const struct file_system_type *type)
 {
-	struct inode *root = ramfs_new_inode(NULL, S_IFDIR | 0755, 0);
+	struct super_block *sb = alloc_super(type);
+	struct inode *root = sb ? ramfs_new_inode(NULL, S_IFDIR | 0755, 0) : NULL;
 
-	if (root)
-		inc_nlink(root);	/* root's ".." is itself */
-	return root;
+	if (!root) {
+		kfree(sb);
+		return NULL;
+	}
+	inc_nlink(root);	/* root's ".." is itself */
+	inode_set_sb(root, sb, false);
+	sb->s_root = root;	/* new_inode's reference: the caller's */
+	return sb;
 }
 
 static int ramfs_create(struct inode *dir, const char *name, size_t len, umode_t mode,
@@ -234,6 +245,166 @@ static int ramfs_rmdir(struct inode *dir, const char *name, size_t len)
 	iput(inode);
 	return 0;
 }
+
+static int ramfs_tmpfile(struct inode *dir, umode_t mode, struct inode **out)
+{
+	struct inode *inode = ramfs_new_inode(dir, S_IFREG | (mode & 07777), 0);
+
+	if (!inode)
+		return -ENOMEM;
+	*out = inode;		/* no link: the last iput frees it */
+	return 0;
+}
+
+int vfs_tmpfile(struct inode *dir, int flags, umode_t mode, struct file **out)
+{
+	struct inode *inode;
+	int err;
+
+	if (dir && !S_ISDIR(dir->i_mode))
+		return -ENOTDIR;
+	if (dir && !dir->i_op->tmpfile)
+		return -EOPNOTSUPP;
+	err = dir ? dir->i_op->tmpfile(dir, mode, &inode) : ramfs_tmpfile(NULL, mode, &inode);
+	if (err)
+		return err;
+	err = vfs_open_inode(inode, flags & ~(O_TMPFILE | O_CREAT | O_EXCL | O_TRUNC), out);
+	iput(inode);
+	return err;
+}
+
+/*
+ * Free a whole tree nobody can reach any more (a tmpfs after umount, once
+ * its last user is gone): every entry, deepest first, without recursion
+ * (a directory's i_parent leads back up), then the root and sb. Files
+ * still open cannot exist here: their references would have kept the tree.
+ */
+static void ramfs_kill_sb(struct super_block *sb)
+{
+	struct inode *root = sb->s_root, *dir = root;
+
+	igrab(root);
+	for (;;) {
+		struct ramfs_dir *rd = dir_of(dir);
+		struct ramfs_dirent *d;
+
+		if (list_empty(&rd->entries)) {
+			if (dir == root)
+				break;
+			dir = dir->i_parent;	/* emptied: its parent removes it next */
+			continue;
+		}
+		d = list_first_entry(&rd->entries, struct ramfs_dirent, list);
+		if (S_ISDIR(d->inode->i_mode) && dir_of(d->inode)->nr)
+			dir = d->inode;		/* empty it first */
+		else if (S_ISDIR(d->inode->i_mode))
+			ramfs_rmdir(dir, d->name, d->len);
+		else
+			ramfs_unlink(dir, d->name, d->len);
+	}
+	clear_nlink(root);
+	iput(root);
+	free_super(sb);
+}
+
+/*
+ * tmpfs: a new, empty ramfs tree per mount. mount(2)'s options, as Linux's
+ * tmpfs spells them: mode= (the root's permissions, octal), uid=, gid=
+ * (its owner); size=, nr_blocks=, nr_inodes= are accepted and shown in
+ * /proc/mounts but not enforced (ramfs has no limit); huge= never, always,
+ * within_size or advise is recorded, but the page cache holds 4 KiB folios
+ * only, so a tmpfs file never gets a large folio (as on Linux when every
+ * huge allocation fails). Anything else is EINVAL, as Linux's "Unknown
+ * parameter".
+ */
+static int tmpfs_option(struct super_block *sb, const char *opt, size_t len)
+{
+	static const char *const limits[] = { "size", "nr_blocks", "nr_inodes" };
+	static const char *const huge[] = { "never", "always", "within_size", "advise" };
+	const char *eq = memchr(opt, '=', len);
+	size_t klen = eq ? (size_t)(eq - opt) : len, vlen = eq ? len - klen - 1 : 0;
+	const char *val = eq ? eq + 1 : NULL;
+	unsigned long v = 0;
+	size_t i;
+
+	if (!eq || !vlen)
+		goto bad;
+	if ((klen == 4 && !memcmp(opt, "mode", 4)) || (klen == 3 && !memcmp(opt, "uid", 3)) ||
+	    (klen == 3 && !memcmp(opt, "gid", 3))) {
+		unsigned int base = opt[0] == 'm' ? 8 : 10;
+
+		for (i = 0; i < vlen; i++) {
+			if (val[i] < '0' || val[i] >= '0' + (int)base || v > 0xffffffffUL / base)
+				goto bad;
+			v = v * base + (unsigned long)(val[i] - '0');
+		}
+		if (opt[0] == 'm')
+			sb->s_root->i_mode = S_IFDIR | (umode_t)(v & 07777);
+		else if (opt[0] == 'u')
+			sb->s_root->i_uid = (u32)v;
+		else
+			sb->s_root->i_gid = (u32)v;
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(limits); i++)
+		if (klen == strlen(limits[i]) && !memcmp(opt, limits[i], klen)) {
+			if (val[0] < '0' || val[0] > '9')
+				goto bad;
+			pr_info("tmpfs: %.*s is not enforced (ramfs has no limit)\n", (int)len, opt);
+			return 0;
+		}
+	if (klen == 4 && !memcmp(opt, "huge", 4)) {
+		for (i = 0; i < ARRAY_SIZE(huge); i++)
+			if (vlen == strlen(huge[i]) && !memcmp(val, huge[i], vlen)) {
+				if (i)
+					pr_info("tmpfs: huge=%s: the page cache has no large folios yet, "
+						"files get 4 KiB pages\n", huge[i]);
+				return 0;
+			}
+	}
+bad:
+	pr_warn("tmpfs: unknown or bad mount option \"%.*s\" (EINVAL)\n", (int)len, opt);
+	return -EINVAL;
+}
+
+static int tmpfs_get_tree(const char *options, struct super_block **out)
+{
+	struct super_block *sb = ramfs_new_sb(&tmpfs_fs_type);
+	const char *p = options;
+	int err = 0;
+
+	if (!sb)
+		return -ENOMEM;
+	sb->s_root->i_mode = S_IFDIR | 01777;		/* Linux's tmpfs root */
+	while (*p && !err) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len)
+			err = tmpfs_option(sb, p, len);
+		p += len + (end ? 1 : 0);
+	}
+	if (!err && *options) {
+		size_t olen = strlen(options) + 1;
+
+		sb->s_options = kmalloc(olen, GFP_KERNEL);
+		if (sb->s_options)
+			memcpy(sb->s_options, options, olen);
+	}
+	if (err) {
+		sb->s_detached = true;
+		iput(sb->s_root);	/* the last reference: ramfs_kill_sb frees it all */
+		return err;
+	}
+	*out = sb;
+	return 0;
+}
+
+const struct file_system_type tmpfs_fs_type = {
+	.name = "tmpfs",
+	.get_tree = tmpfs_get_tree,
+	.kill_sb = ramfs_kill_sb,
+};
 
 static const char *ramfs_get_link(struct inode *inode)
 {
@@ -344,6 +515,7 @@ const struct inode_operations ramfs_dir_inode_operations = {
 	.symlink = ramfs_symlink,
 	.unlink = ramfs_unlink,
 	.rmdir = ramfs_rmdir,
+	.tmpfile = ramfs_tmpfile,
 	.evict = ramfs_evict,
 };
 

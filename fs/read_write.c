@@ -179,6 +179,9 @@ int kernel_read_file(struct inode *cwd, const char *path, size_t max_size,
 	err = -EACCES;
 	if (!S_ISREG(file_inode(f)->i_mode))
 		goto out;
+	/* Nothing on a noexec mount is run (Linux's path_noexec in open_exec). */
+	if (file_inode(f)->i_sb && (file_inode(f)->i_sb->s_mnt_flags & MS_NOEXEC))
+		goto out;
 	len = READ_ONCE(file_inode(f)->i_size);
 	err = -EFBIG;
 	if ((u64)len > max_size)

@@ -26,13 +26,21 @@ static const struct {
 	{ "/sys", S_IFDIR | 0555, 0, 0 },
 };
 
+/* The root's tree: never mounted by name, never unmounted. */
+static const struct file_system_type rootfs_fs_type = { .name = "rootfs" };
+
 int init_rootfs(void)
 {
+	struct super_block *sb;
+
 	if (vfs_root)
 		return 0;
-	vfs_root = ramfs_get_root();
-	if (!vfs_root)
+	sb = ramfs_new_sb(&rootfs_fs_type);
+	if (!sb)
 		return -ENOMEM;
+	sb->s_dev = MKDEV(0, 1);	/* ramfs's anonymous device, as before mounts existed */
+	sb->s_mounted = true;
+	vfs_root = sb->s_root;
 	for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
 		int err = S_ISDIR(nodes[i].mode)
 			? vfs_mkdir(NULL, nodes[i].path, nodes[i].mode)

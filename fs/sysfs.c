@@ -4,11 +4,13 @@
  * (mm/thp_settings.c, docs/mm/thp.md):
  *
  *   /sys/kernel/mm/transparent_hugepage/enabled                      [always] madvise never
+ *   /sys/kernel/mm/transparent_hugepage/hpage_pmd_size               2097152
  *   /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled   always inherit madvise [never]
  *   /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/<name>   a number
  *
  * for the sizes 16kB .. 2048kB (orders 2..9) and the names of
- * mthp_stat_names[]; and the node and CPU topology under
+ * mthp_stat_names[]; /sys/kernel/debug, empty, where debugfs is mounted
+ * (fs/debugfs.c); and the node and CPU topology under
  * /sys/devices/system (fs/sysfs_node.c). A write of a value the setting does not know is
  * EINVAL, and the setting stays as it was.
  */
@@ -21,6 +23,13 @@
 #include "internal.h"
 
 struct pseudo_node *sysfs_root;
+
+static int sysfs_get_tree(const char *options, struct super_block **out)
+{
+	return pseudo_get_tree(sysfs_root, options, out);
+}
+
+const struct file_system_type sysfs_fs_type = { .name = "sysfs", .get_tree = sysfs_get_tree };
 
 /* data of a per-size file: order, and for a stats file the item too */
 #define ORDER_ITEM(order, item)	((void *)(((unsigned long)(item) << 8) | (order)))
@@ -53,7 +62,13 @@ static ssize_t stat_show(struct pseudo_file *pf, char *buf, size_t size)
 							    DATA_ITEM(pf->data)));
 }
 
+static ssize_t hpage_pmd_size_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return thp_hpage_pmd_size_show(buf, size);
+}
+
 static const struct pseudo_ops enabled_ops = { .show = enabled_show, .store = enabled_store };
+static const struct pseudo_ops hpage_pmd_size_ops = { .show = hpage_pmd_size_show };
 static const struct pseudo_ops order_enabled_ops = {
 	.show = order_enabled_show, .store = order_enabled_store,
 };
@@ -87,13 +102,16 @@ int sysfs_init(void)
 
 	if (sysfs_root)
 		return 0;
-	sysfs_root = pseudo_new_root();
+	sysfs_root = pseudo_new_root(&sysfs_fs_type);
 	kernel = sysfs_root ? pseudo_mkdir(sysfs_root, "kernel") : NULL;
-	mm = kernel ? pseudo_mkdir(kernel, "mm") : NULL;
+	/* Where debugfs is mounted (mount -t debugfs none /sys/kernel/debug): empty until then. */
+	mm = kernel && pseudo_mkdir(kernel, "debug") ? pseudo_mkdir(kernel, "mm") : NULL;
 	thp = mm ? pseudo_mkdir(mm, "transparent_hugepage") : NULL;
 	if (!thp)
 		goto fail;
 	err = pseudo_create(thp, "enabled", 0644, &enabled_ops, NULL);
+	if (!err)
+		err = pseudo_create(thp, "hpage_pmd_size", 0444, &hpage_pmd_size_ops, NULL);
 	for (unsigned int order = THP_ORDER_MIN; order <= HPAGE_PMD_ORDER && !err; order++)
 		if (THP_ORDERS_ANON & (1UL << order))
 			err = add_size_dir(thp, order);

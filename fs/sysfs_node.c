@@ -28,8 +28,7 @@ struct id_set {
 	int max;
 };
 
-/* "0-2,5\n" for the bits of mask. */
-static ssize_t show_list(char *buf, size_t size, u64 mask)
+ssize_t show_id_list(char *buf, size_t size, u64 mask)
 {
 	size_t len = 0;
 
@@ -48,12 +47,11 @@ static ssize_t show_list(char *buf, size_t size, u64 mask)
 	return len + scnprintf(buf + len, size - len, "\n");
 }
 
-/* Linux's "%*pb": hex digits over nr_cpu_ids bits, 32 bits a group, commas between. */
-static ssize_t show_map(char *buf, size_t size, u64 mask)
+ssize_t show_id_mask(char *buf, size_t size, u64 mask, int bits)
 {
-	int bits = nr_cpu_ids > 0 ? nr_cpu_ids : 1;
 	size_t len = 0;
 
+	bits = bits > 0 ? bits : 1;
 	if (bits > 32)
 		len = scnprintf(buf, size, "%0*llx,", (bits - 32 + 3) / 4,
 				(unsigned long long)(mask >> 32));
@@ -69,19 +67,19 @@ static ssize_t list_show(struct pseudo_file *pf, char *buf, size_t size)
 	for (int id = 0; id < set->max; id++)
 		if (set->has(id))
 			mask |= 1ULL << id;
-	return show_list(buf, size, mask);
+	return show_id_list(buf, size, mask);
 }
 
 #define NODE_OF(pf)	((int)(unsigned long)(pf)->data)
 
 static ssize_t cpulist_show(struct pseudo_file *pf, char *buf, size_t size)
 {
-	return show_list(buf, size, numa_nodes[NODE_OF(pf)].cpus);
+	return show_id_list(buf, size, numa_nodes[NODE_OF(pf)].cpus);
 }
 
 static ssize_t cpumap_show(struct pseudo_file *pf, char *buf, size_t size)
 {
-	return show_map(buf, size, numa_nodes[NODE_OF(pf)].cpus);
+	return show_id_mask(buf, size, numa_nodes[NODE_OF(pf)].cpus, nr_cpu_ids);
 }
 
 static ssize_t distance_show(struct pseudo_file *pf, char *buf, size_t size)

@@ -700,16 +700,81 @@ long sys_pipe(u64 ufds, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return sys_pipe2(ufds, 0, 0, 0, 0, 0);
 }
 
+/*
+ * A string argument of mount(2) (Linux's copy_mount_string): NULL stays
+ * NULL; at most a page with its NUL (longer: EINVAL); a bad pointer EFAULT.
+ */
+static long get_mount_string(u64 uptr, char **out)
+{
+	char *p;
+	long n;
+
+	*out = NULL;
+	if (!uptr)
+		return 0;
+	p = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	n = strncpy_from_user(p, (const char *)uptr, PAGE_SIZE);
+	if (n < 0) {
+		kfree(p);
+		return n == -ENAMETOOLONG ? -EINVAL : n;
+	}
+	*out = p;
+	return 0;
+}
+
+/*
+ * mount(2): the file system type, the source, the options (a string for
+ * every type Quire has), then the target, in Linux's order (fs/mount.c's
+ * do_mount does the rest).
+ */
+long sys_mount(u64 usource, u64 utarget, u64 utype, u64 flags, u64 udata, u64 a5)
+{
+	char *type, *source = NULL, *data = NULL, *target = NULL;
+	long err = get_mount_string(utype, &type);
+
+	if (!err)
+		err = get_mount_string(usource, &source);
+	if (!err)
+		err = get_mount_string(udata, &data);
+	if (!err)
+		err = get_path((const char *)utarget, &target);
+	if (!err)
+		err = do_mount(files()->cwd, source, target, type, flags, data);
+	kfree(type);
+	kfree(source);
+	kfree(data);
+	kfree(target);
+	return err;
+}
+
+/* umount2(2): the flags first, then the path, as Linux's ksys_umount. */
+long sys_umount2(u64 utarget, u64 flags, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	char *target;
+	long err;
+
+	if (flags & ~(u64)(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW))
+		return -EINVAL;
+	err = get_path((const char *)utarget, &target);
+	if (err)
+		return err;
+	err = do_umount(files()->cwd, target, (int)flags);
+	kfree(target);
+	return err;
+}
+
 #define MFD_CLOEXEC 1U
 
 /*
- * memfd_create: a ramfs file that no directory names (created, then
- * unlinked), so its page-cache folios live as long as descriptors do.
+ * memfd_create: a ramfs file that no directory names, in no tree (so no
+ * mount is busy because of it), whose page-cache folios live as long as
+ * descriptors do.
  */
 long sys_memfd_create(u64 uname, u64 flags, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	static int seq;
-	char *name, path[64];
+	char *name;
 	struct file *f;
 	long err;
 	int fd;
@@ -724,11 +789,9 @@ long sys_memfd_create(u64 uname, u64 flags, u64 a2, u64 a3, u64 a4, u64 a5)
 	kfree(name);
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), "/tmp/.memfd-%d", __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
-	err = vfs_open(NULL, path, O_RDWR | O_CREAT | O_EXCL, 0600, &f);
+	err = vfs_tmpfile(NULL, O_RDWR, 0600, &f);	/* in no tree: Linux's internal shm mount */
 	if (err)
 		return err;
-	vfs_unlink(NULL, path);
 	fd = fd_install_min(files(), f, 0, flags & MFD_CLOEXEC);
 	if (fd < 0)
 		fput(f);
@@ -762,15 +825,10 @@ long mmap_file_prepare(struct file *f, u64 len, u64 prot, u64 flags, struct file
 /* An unnamed RAM file of size bytes, for MAP_SHARED|MAP_ANONYMOUS. */
 long shmem_file_setup(u64 size, struct file **out)
 {
-	static int seq;
-	char path[64];
-	long err;
+	long err = vfs_tmpfile(NULL, O_RDWR, 0600, out);
 
-	snprintf(path, sizeof(path), "/tmp/.shmem-%d", __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
-	err = vfs_open(NULL, path, O_RDWR | O_CREAT | O_EXCL, 0600, out);
 	if (err)
 		return err;
-	vfs_unlink(NULL, path);
 	err = vfs_ftruncate(*out, (loff_t)ALIGN_UP(size, PAGE_SIZE));
 	if (err) {
 		fput(*out);

@@ -23,6 +23,7 @@
 #include <quire/console.h>
 #include <quire/fs.h>
 #include <quire/initrd.h>
+#include <quire/string.h>
 
 static char ktest_spec[256];
 CMDLINE_STRING("ktest", ktest_spec,
@@ -118,7 +119,9 @@ static __noreturn void run_init(void)
 		       argv[0], err);
 		machine_power_off(QUIRE_EXIT_FAILURE);
 	}
-	t = process_spawn("init", image, size, argv, envp);
+	/* Its name is the program's, as Linux's exec gives it ("Name:" in /proc/self/status). */
+	t = process_spawn(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0], image, size,
+			  argv, envp);
 	kfree(image);
 	if (!t) {
 		pr_err("init: out of memory starting %s\n", argv[0]);

@@ -484,6 +484,9 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[121] = sys_getpgid,
 	[124] = sys_getsid,
 	[219] = sys_restart_syscall,
+	/* mounts (kernel/fs_syscalls.c, fs/mount.c) */
+	[165] = sys_mount,
+	[166] = sys_umount2,
 };
 
 static u8 reported[NR_SYSCALLS];

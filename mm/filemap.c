@@ -59,8 +59,10 @@ int filemap_add_folio(struct address_space *mapping, struct folio *folio, unsign
 	folio_get(folio);			/* the cache's reference */
 	spin_lock(&mapping->i_pages_lock);
 	err = radix_tree_insert(&mapping->i_pages, index, folio, GFP_KERNEL | __GFP_NOWARN);
-	if (!err)
+	if (!err) {
 		mapping->nrpages++;
+		atomic_long_inc(&NODE_DATA(folio_nid(folio))->stat[NR_FILE_PAGES]);
+	}
 	spin_unlock(&mapping->i_pages_lock);
 	if (err) {
 		folio->mapping = NULL;
@@ -156,6 +158,7 @@ static void filemap_remove_folio(struct address_space *mapping, struct folio *fo
 	spin_lock(&mapping->i_pages_lock);
 	radix_tree_delete(&mapping->i_pages, folio->index);
 	mapping->nrpages--;
+	atomic_long_dec(&NODE_DATA(folio_nid(folio))->stat[NR_FILE_PAGES]);
 	folio->mapping = NULL;
 	spin_unlock(&mapping->i_pages_lock);
 	mapping->host->i_blocks -= PAGE_SIZE / 512;

@@ -23,6 +23,8 @@
 #include <quire/panic.h>
 #include <quire/printk.h>
 #include <quire/string.h>
+#include <quire/pagemap.h>
+#include <quire/fs.h>
 
 /* ---- deposited page tables ---- */
 
@@ -580,4 +582,245 @@ out:
 		folio_put(to_free[i]);
 	kfree(to_free);
 	return ret;
+}
+
+/* ---- debugfs's split_huge_pages ---- */
+
+/*
+ * The large folio mapped at addr (by a PTE or by a PMD), locked and with a
+ * reference, when it is larger than new_order; else NULL. *large: there was
+ * one larger than new_order (it may have been busy). *pfn: the frame
+ * mapped at addr. mmap_lock held.
+ */
+static struct folio *large_folio_at(struct mm_struct *mm, pte_t *pmd, unsigned long addr,
+				    unsigned int new_order, bool *large, unsigned long *pfnp)
+{
+	struct folio *folio = NULL;
+	unsigned long pfn;
+	spinlock_t *ptl;
+	pte_t *pte;
+
+	*large = false;
+	if (pmd_leaf(READ_ONCE(*pmd))) {
+		ptl = pmd_lock(mm, pmd);
+		if (!pmd_leaf(*pmd)) {		/* split meanwhile: look by PTE */
+			spin_unlock(ptl);
+			return large_folio_at(mm, pmd, addr, new_order, large, pfnp);
+		}
+		pfn = pmd_pfn(*pmd) + ((addr & (PMD_SIZE - 1)) >> PAGE_SHIFT);
+	} else {
+		pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+		if (!pte)
+			return NULL;
+		if (!pte_has_page(*pte)) {
+			pte_unmap_unlock(pte, ptl);
+			return NULL;
+		}
+		pfn = pte_pfn(*pte);
+	}
+	*pfnp = pfn;
+	if (!is_zero_pfn(pfn)) {
+		folio = page_folio(pfn_to_page(pfn));
+		*large = folio_test_large(folio) && new_order < folio_order(folio);
+		/* Under the page-table lock only a trylock (docs/locking.md), as Linux's. */
+		if (*large && folio_trylock(folio))
+			folio_get(folio);	/* the mapping keeps it alive until here */
+		else
+			folio = NULL;
+	}
+	spin_unlock(ptl);
+	return folio;
+}
+
+static bool page_is_zero(struct page *page)
+{
+	const u64 *w = page_address(page);
+
+	for (unsigned long i = 0; i < PAGE_SIZE / sizeof(*w); i++)
+		if (w[i])
+			return false;
+	return true;
+}
+
+/*
+ * The PTE mapping frame pfn at addr in vma, its table locked, or NULL
+ * (mapped by nothing, by something else, or by a PMD).
+ */
+static pte_t *pte_of_pfn(struct vm_area_struct *vma, unsigned long addr, unsigned long pfn,
+			 spinlock_t **ptl)
+{
+	pte_t *pmd = pmd_lookup(vma->vm_mm->pgd, addr, false), *pte;
+
+	if (!pmd || !pmd_present(READ_ONCE(*pmd)) || pmd_leaf(READ_ONCE(*pmd)))
+		return NULL;
+	pte = pte_offset_map_lock(vma->vm_mm, pmd, addr, ptl);
+	if (pte && (!pte_has_page(*pte) || pte_pfn(*pte) != pfn)) {
+		pte_unmap_unlock(pte, *ptl);
+		return NULL;
+	}
+	return pte;
+}
+
+/*
+ * After a split to order 0, as Linux 6.12's split does (its remap of the
+ * pages with the shared zero page, RMP_USE_SHARED_ZEROPAGE): each page of
+ * the old folio, mapped at start + i pages of vma by this mm alone, that
+ * holds only zeroes is replaced by the zero page and freed, so RssAnon
+ * goes down. Linux's split has the pages unmapped (migration entries)
+ * while it looks at them; here they stay mapped, so no write may land
+ * between the look and the swap: each candidate is write-protected and the
+ * TLBs flushed first, and the swap happens only if the entry is still that
+ * read-only one (a write meanwhile would have faulted and changed it).
+ * Pages a pin, another mapping or a memory error holds are left alone.
+ * mmap_lock held for reading.
+ */
+static void remap_zero_pages(struct vm_area_struct *vma, unsigned long start,
+			     unsigned long pfn, unsigned long nr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long first = max(start, vma->vm_start);
+	unsigned long last = min(start + (nr << PAGE_SHIFT), vma->vm_end);
+	struct folio **freed;
+	unsigned long nr_freed = 0;
+	spinlock_t *ptl;
+	pte_t *pte;
+
+	if (first >= last || !(vma->vm_flags & VM_READ) ||
+	    !(freed = kmalloc(sizeof(*freed) * nr, GFP_KERNEL)))
+		return;
+	/* 1: every mapping that looks all zero becomes read-only. */
+	for (unsigned long a = first; a < last; a += PAGE_SIZE) {
+		unsigned long p = pfn + ((a - start) >> PAGE_SHIFT);
+
+		if (!(pte = pte_of_pfn(vma, a, p, &ptl)))
+			continue;
+		if (pte_write(*pte) && page_mapcount(pfn_to_page(p)) == 1 &&
+		    page_is_zero(pfn_to_page(p)))
+			WRITE_ONCE(*pte, pte_wrprotect(*pte));
+		pte_unmap_unlock(pte, ptl);
+	}
+	flush_tlb_mm_range(mm, first, last);
+	/* 2: no write can reach them now without a fault: swap the still-zero ones. */
+	for (unsigned long a = first; a < last; a += PAGE_SIZE) {
+		unsigned long p = pfn + ((a - start) >> PAGE_SHIFT);
+		struct page *page = pfn_to_page(p);
+		struct folio *folio = page_folio(page);
+
+		if (!(pte = pte_of_pfn(vma, a, p, &ptl)))
+			continue;
+		if (!pte_write(*pte) && !folio_test_large(folio) && folio_test_anon(folio) &&
+		    !PageHWPoison(page) && !folio_maybe_dma_pinned(folio) &&
+		    page_mapcount(page) == 1 && page_is_zero(page)) {
+			WRITE_ONCE(*pte, zero_page_pte(vma));
+			folio_remove_rmap_pte(folio, page, vma);
+			atomic_long_dec(&mm->rss);
+			freed[nr_freed++] = folio;	/* the PTE's reference, dropped after the flush */
+		}
+		pte_unmap_unlock(pte, ptl);
+	}
+	if (nr_freed)
+		flush_tlb_mm_range(mm, first, last);
+	for (unsigned long i = 0; i < nr_freed; i++)
+		folio_put(freed[i]);
+	kfree(freed);
+}
+
+/* [start, end) of one VMA, mmap_lock held: every large folio mapped there. */
+static void split_range(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+			unsigned int new_order, unsigned long *split, unsigned long *total)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	for (unsigned long addr = start; addr < end; ) {
+		pte_t *pmd = pmd_lookup(mm->pgd, addr, false);
+		unsigned long pfn;
+		struct folio *folio;
+		bool large;
+
+		if (!pmd || !pmd_present(READ_ONCE(*pmd))) {
+			addr = ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE;	/* nothing mapped here */
+			continue;
+		}
+		folio = large_folio_at(mm, pmd, addr, new_order, &large, &pfn);
+		*total += large;
+		if (folio) {
+			unsigned long head = folio_pfn(folio), nr = folio_nr_pages(folio);
+			bool done = split_folio_to_order(folio, new_order) == 0;
+
+			folio_unlock(folio);	/* the first new folio kept the lock */
+			folio_put(folio);
+			if (done) {
+				(*split)++;
+				if (!new_order)
+					remap_zero_pages(vma, addr - ((pfn - head) << PAGE_SHIFT),
+							 head, nr);
+			}
+		}
+		/* Page by page, as Linux: a PTE table may hold many distinct large folios. */
+		addr += PAGE_SIZE;
+	}
+}
+
+void split_huge_pages_in_mm(struct mm_struct *mm, unsigned long start, unsigned long end,
+			    unsigned int new_order, unsigned long *split, unsigned long *total)
+{
+	start &= PAGE_MASK;
+	end &= PAGE_MASK;
+	down_read(&mm->mmap_lock);
+	while (start < end) {
+		struct vm_area_struct *vma = find_vma(mm, start);
+
+		if (!vma || vma->vm_start > start)
+			break;			/* a hole ends it, as on Linux */
+		split_range(vma, start, min(end, vma->vm_end), new_order, split, total);
+		start = vma->vm_end;
+	}
+	up_read(&mm->mmap_lock);
+}
+
+/*
+ * Every mm on mm_list: an mm there is alive while mm_list_lock is held
+ * (mmput takes it to leave, after its teardown under mmap_lock). One
+ * mmap_lock at a time, as mm_verify_system's order allows.
+ */
+void split_huge_pages_all(unsigned long *split, unsigned long *total)
+{
+	struct mm_struct *mm;
+
+	mutex_lock(&mm_list_lock);
+	list_for_each_entry(mm, &mm_list, mm_list) {
+		struct vm_area_struct *vma;
+
+		down_read(&mm->mmap_lock);
+		list_for_each_entry(vma, &mm->vmas, vm_list)
+			split_range(vma, vma->vm_start, vma->vm_end, 0, split, total);
+		up_read(&mm->mmap_lock);
+	}
+	mutex_unlock(&mm_list_lock);
+}
+
+void split_huge_pages_in_mapping(struct address_space *mapping, unsigned long start,
+				 unsigned long end, unsigned int new_order,
+				 unsigned long *split, unsigned long *total)
+{
+	unsigned long size = (unsigned long)i_size_read(mapping->host);
+
+	end = min(end, (size >> PAGE_SHIFT) + !!(size & ~PAGE_MASK));	/* none past the end */
+	for (unsigned long index = start; index < end; index++) {
+		struct folio *folio = filemap_get_folio(mapping, index);
+
+		if (!folio)
+			continue;
+		/*
+		 * The page cache holds order-0 folios only (docs/vfs.md), and
+		 * split_folio_to_order splits anonymous folios only: a large
+		 * one here would be new, and is counted, not split.
+		 */
+		if (folio_test_large(folio) && new_order < folio_order(folio)) {
+			(*total)++;
+			pr_warn("split_huge_pages: a large page-cache folio at index %lu is not split "
+				"(file folios cannot be split yet)\n", index);
+		}
+		folio_put(folio);
+	}
 }

@@ -48,6 +48,11 @@ bool is_zero_pfn(unsigned long pfn)
 	return zero_page && pfn == page_to_pfn(zero_page);
 }
 
+pte_t zero_page_pte(struct vm_area_struct *vma)
+{
+	return pfn_pte(page_to_pfn(zero_page), false, vma->vm_flags & VM_EXEC);
+}
+
 void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
 	count_mm_cost(MM_COST_TLB_FLUSHES);

@@ -1,7 +1,8 @@
 /*
  * /proc/<pid>/pagemap and /proc/<pid>/smaps (include/quire/task_mmu.h,
  * docs/procfs.md): what an address space maps, read from its page tables
- * in Linux's formats.
+ * in Linux's formats; the memory lines of /proc/<pid>/status; and
+ * /proc/kpageflags, the flags of every page frame.
  *
  * Both walk the VMAs under mmap_lock (read) and each 2 MiB block of a VMA
  * under the page-table lock: a PMD leaf is one PMD-mapped folio, anything
@@ -21,6 +22,7 @@
 #include <quire/swapops.h>
 #include <quire/mm_internal.h>
 #include <quire/huge_mm.h>
+#include <quire/numa.h>
 #include <quire/pte.h>
 #include <quire/fs.h>
 #include <quire/kernel.h>
@@ -277,7 +279,8 @@ static int show_header(char *buf, size_t size, struct mm_struct *mm, struct vm_a
 
 		off = (unsigned long long)v->vm_pgoff << PAGE_SHIFT;
 		ino = inode->i_ino;
-		minor = 1;		/* ramfs's anonymous device 0:1 (fs/inode.c) */
+		major = MAJOR(inode_dev(inode));	/* the file's tree: 0:1 for the root's ramfs */
+		minor = MINOR(inode_dev(inode));
 	}
 	len = scnprintf(buf, size, "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu ",
 			v->vm_start, v->vm_end, f & VM_READ ? 'r' : '-', f & VM_WRITE ? 'w' : '-',
@@ -351,4 +354,104 @@ ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size)
 ssize_t smaps_show(struct mm_struct *mm, char *buf, size_t size)
 {
 	return show_vmas(mm, buf, size, show_vma);
+}
+
+/* ---- /proc/<pid>/status's memory lines ---- */
+
+void task_mem_counts(struct mm_struct *mm, struct task_mem *tm)
+{
+	struct smaps_walk s = { .w = { .pte = smaps_pte, .pmd = smaps_pmd } };
+	struct vm_area_struct *v;
+
+	*tm = (struct task_mem){ 0 };
+	down_read(&mm->mmap_lock);
+	list_for_each_entry(v, &mm->vmas, vm_list) {
+		unsigned long size = v->vm_end - v->vm_start;
+
+		tm->size += size;
+		/* Linux's is_stack_mapping and is_data_mapping. */
+		if (v->vm_flags & VM_STACK)
+			tm->stack += size;
+		else if ((v->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE)
+			tm->data += size;
+		walk_range(mm, v->vm_start, v->vm_end, &s.w);
+	}
+	up_read(&mm->mmap_lock);
+	tm->rss_anon = s.anonymous;
+	tm->rss_file = s.resident - s.anonymous;
+}
+
+/* ---- /proc/kpageflags ---- */
+
+/* Linux's KPF_* bit numbers (include/uapi/linux/kernel-page-flags.h). */
+enum {
+	KPF_LOCKED = 0, KPF_REFERENCED = 2, KPF_UPTODATE = 3, KPF_DIRTY = 4, KPF_LRU = 5,
+	KPF_SLAB = 7, KPF_BUDDY = 10, KPF_MMAP = 11, KPF_ANON = 12, KPF_SWAPBACKED = 14,
+	KPF_COMPOUND_HEAD = 15, KPF_COMPOUND_TAIL = 16, KPF_HWPOISON = 19, KPF_NOPAGE = 20,
+	KPF_THP = 22, KPF_ZERO_PAGE = 24,
+};
+
+/*
+ * A frame's flags, read without a lock as Linux reads them (a snapshot
+ * that may be stale by the time it is used). The frames of free blocks,
+ * the slab and reserved memory say only that.
+ */
+static u64 kpageflags_of(unsigned long pfn)
+{
+	static const struct { int page_flag, kpf; } copied[] = {
+		{ PG_locked, KPF_LOCKED }, { PG_referenced, KPF_REFERENCED },
+		{ PG_uptodate, KPF_UPTODATE }, { PG_dirty, KPF_DIRTY }, { PG_lru, KPF_LRU },
+		{ PG_swapbacked, KPF_SWAPBACKED },
+	};
+	struct page *page = pfn_to_page(pfn);
+	const struct page *head;
+	struct folio *folio;
+	u64 u = 0;
+
+	if (!page)
+		return 1ULL << KPF_NOPAGE;
+	if (test_page_flag(page, PG_hwpoison))
+		u |= 1ULL << KPF_HWPOISON;
+	if (test_page_flag(page, PG_buddy))
+		return u | 1ULL << KPF_BUDDY;
+	if (test_page_flag(page, PG_reserved))
+		return u;
+	folio = page_folio(page);
+	head = (const struct page *)folio;
+	if (test_page_flag(head, PG_slab))
+		return u | 1ULL << KPF_SLAB;
+	if (is_zero_pfn(pfn))
+		return u | 1ULL << KPF_ZERO_PAGE;
+	if (page_mapcount(page) > 0)
+		u |= 1ULL << KPF_MMAP;
+	if (folio_test_anon(folio))
+		u |= 1ULL << KPF_ANON;
+	if (folio_test_large(folio)) {
+		u |= 1ULL << (page == head ? KPF_COMPOUND_HEAD : KPF_COMPOUND_TAIL);
+		/* Any THP, not only 2 MiB ones, as Linux says: Quire's are anonymous. */
+		if (folio_test_anon(folio))
+			u |= 1ULL << KPF_THP;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(copied); i++)
+		if (test_page_flag(head, copied[i].page_flag))
+			u |= 1ULL << copied[i].kpf;
+	return u;
+}
+
+ssize_t kpageflags_read(void *kbuf, size_t count, loff_t pos)
+{
+	unsigned long end_pfn = 0, pfn = (unsigned long)(pos / 8), nr;
+	u64 *out = kbuf;
+	int nid;
+
+	if (pos < 0 || pos % 8 || count % 8)
+		return -EINVAL;
+	for_each_online_node(nid)
+		end_pfn = max(end_pfn, node_end_pfn(nid));
+	if (pfn >= end_pfn)
+		return 0;
+	nr = min(count / 8, end_pfn - pfn);
+	for (unsigned long i = 0; i < nr; i++)
+		out[i] = kpageflags_of(pfn + i);
+	return (ssize_t)(nr * 8);
 }

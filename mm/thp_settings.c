@@ -171,6 +171,11 @@ int thp_enabled_store(const char *buf, size_t len)
 	return mode < 0 ? mode : thp_set_global_mode(mode);
 }
 
+int thp_hpage_pmd_size_show(char *buf, size_t size)
+{
+	return scnprintf(buf, size, "%lu\n", (unsigned long)PMD_SIZE);
+}
+
 int thp_order_enabled_show(unsigned int order, char *buf, size_t size)
 {
 	if (!order_has_control(order))

@@ -45,6 +45,7 @@ struct inode;
 struct file;
 struct folio;
 struct vm_area_struct;
+struct super_block;
 
 struct timespec64 {
 	s64 tv_sec;
@@ -90,6 +91,12 @@ struct inode_operations {
 	int (*symlink)(struct inode *dir, const char *name, size_t len, const char *target);
 	int (*unlink)(struct inode *dir, const char *name, size_t len);
 	int (*rmdir)(struct inode *dir, const char *name, size_t len);
+	/*
+	 * O_TMPFILE: a new regular file of mode in dir's tree that no
+	 * directory names (i_nlink 0), in *out with one reference. NULL: the
+	 * file system cannot (open says EOPNOTSUPP, as Linux).
+	 */
+	int (*tmpfile)(struct inode *dir, umode_t mode, struct inode **out);
 	/* Symlinks: the target, valid while the inode is referenced. */
 	const char *(*get_link)(struct inode *inode);
 	/* Regular files: change the size (truncate or extend), i_mutex held. */
@@ -115,8 +122,56 @@ struct inode {
 	struct address_space i_data;	/* regular files: the page cache */
 	struct address_space *i_mapping;
 	struct inode *i_parent;		/* directories: the parent (root: itself); kept when removed */
+	struct super_block *i_sb;	/* the tree it belongs to (NULL: none, an unnamed RAM file) */
 	void *i_private;		/* the file system's */
 };
+
+/*
+ * A kind of file system mount(2) knows by name (fs/super.c's table):
+ * "proc", "sysfs", "debugfs", "tmpfs" ("rootfs" is the root's, never
+ * mounted by name).
+ */
+struct file_system_type {
+	const char *name;
+	/*
+	 * The tree to mount, given mount(2)'s data string (NUL-terminated,
+	 * maybe empty): a new one (tmpfs) or the one tree (proc), in *out.
+	 * 0 or -errno (EINVAL for an option it does not take).
+	 */
+	int (*get_tree)(const char *options, struct super_block **out);
+	/*
+	 * Free a tree that is mounted nowhere and that nothing references
+	 * any more (tmpfs: every file and directory, then sb). NULL: the
+	 * tree lives as long as the kernel (the pseudofs trees).
+	 */
+	void (*kill_sb)(struct super_block *sb);
+};
+
+/*
+ * One tree of inodes (Linux's super_block): its root, its device number
+ * (what stat reports as st_dev) and a count of the references (i_count)
+ * held on its inodes, which is how umount tells whether it is in use (an
+ * open file, a cwd, a mount inside it) without Linux's vfsmount counts.
+ */
+struct super_block {
+	const struct file_system_type *s_type;
+	struct inode *s_root;
+	dev_t s_dev;
+	atomic_long_t s_refs;		/* i_count summed over its inodes */
+	long s_pinned;			/* of those, the file system's own (pseudofs nodes) */
+	unsigned long s_mnt_flags;	/* MS_NOSUID|MS_NODEV|MS_NOEXEC of its mount */
+	char *s_options;		/* what /proc/mounts shows after "rw" (kmalloc'd; NULL: nothing) */
+	bool s_mounted;			/* in the mount table (vfs_ns_mutex) */
+	bool s_detached;		/* unmounted: freed (kill_sb) when s_refs reaches 0 */
+	bool s_dying;
+	void *s_fs_info;		/* the file system's */
+};
+
+/* The device number stat reports for an inode: its tree's, or ramfs's 0:1. */
+static inline dev_t inode_dev(const struct inode *inode)
+{
+	return inode->i_sb ? inode->i_sb->s_dev : MKDEV(0, 1);
+}
 
 /* Passed to a directory's iterate: emit returns false when the buffer is full. */
 struct dir_context {
@@ -337,8 +392,72 @@ int register_chrdev_region(unsigned int major, unsigned int minor, unsigned int 
 void unregister_chrdev_region(unsigned int major, unsigned int minor, unsigned int count);
 extern const struct file_operations def_chr_fops;
 
+/* ---- trees and mounts (fs/super.c, fs/mount.c) ---- */
+
+/* A new tree of type: s_dev an anonymous device number (0:2 on), no root yet; NULL: no memory. */
+struct super_block *alloc_super(const struct file_system_type *type);
+/*
+ * inode (just made, i_count references) belongs to sb from now on;
+ * pinned: those references are the file system's own, for as long as the
+ * inode lives (a pseudofs node's), and do not make the tree busy.
+ */
+void inode_set_sb(struct inode *inode, struct super_block *sb, bool pinned);
+/* A file system type by name (mount(2)'s fstype), or NULL. */
+const struct file_system_type *get_fs_type(const char *name);
+
+/* mount(2) flags (Linux's include/uapi/linux/mount.h). */
+#define MS_RDONLY	0x1
+#define MS_NOSUID	0x2
+#define MS_NODEV	0x4
+#define MS_NOEXEC	0x8
+#define MS_SYNCHRONOUS	0x10
+#define MS_REMOUNT	0x20
+#define MS_MANDLOCK	0x40
+#define MS_DIRSYNC	0x80
+#define MS_NOSYMFOLLOW	0x100
+#define MS_NOATIME	0x400
+#define MS_NODIRATIME	0x800
+#define MS_BIND		0x1000
+#define MS_MOVE		0x2000
+#define MS_REC		0x4000
+#define MS_SILENT	0x8000
+#define MS_UNBINDABLE	0x20000
+#define MS_PRIVATE	0x40000
+#define MS_SLAVE	0x80000
+#define MS_SHARED	0x100000
+#define MS_RELATIME	0x200000
+#define MS_STRICTATIME	0x1000000
+#define MS_LAZYTIME	0x2000000
+#define MS_MGC_VAL	0xc0ed0000UL
+#define MS_MGC_MSK	0xffff0000UL
+/* umount2(2) flags */
+#define MNT_FORCE	0x1
+#define MNT_DETACH	0x2
+#define MNT_EXPIRE	0x4
+#define UMOUNT_NOFOLLOW	0x8
+
+/*
+ * mount(2) and umount2(2) on kernel strings (fs/mount.c, Linux's
+ * semantics and errno values; docs/vfs.md, "Mounts"): mount fstype's tree
+ * (a new tmpfs, or the one proc/sysfs/debugfs tree) on the directory at
+ * target, relative to cwd; source is only recorded (/proc/mounts), data
+ * is the file system's options. umount the tree whose root target names.
+ */
+int do_mount(struct inode *cwd, const char *source, const char *target, const char *fstype,
+	     unsigned long flags, const char *data);
+int do_umount(struct inode *cwd, const char *target, int flags);
+/* /proc/mounts: one line per mount, Linux's format ("proc /proc proc rw 0 0"). */
+ssize_t mounts_show(char *buf, size_t size);
+
 /* ---- ramfs (fs/ramfs.c) ---- */
 
-struct inode *ramfs_get_root(void);
+/* A new ramfs tree of type (its sb, the root directory 0755 in sb->s_root); NULL: no memory. */
+struct super_block *ramfs_new_sb(const struct file_system_type *type);
+/*
+ * O_TMPFILE: a regular file with no name in dir's tree (dir NULL: in
+ * none, Linux's internal shm mount: memfd, shared anonymous memory), open
+ * with flags; -EOPNOTSUPP where the file system cannot (/proc, /sys).
+ */
+int vfs_tmpfile(struct inode *dir, int flags, umode_t mode, struct file **out);
 
 #endif

@@ -55,6 +55,8 @@ bool thp_vma_smaps_eligible(const struct vm_area_struct *vma);
  */
 int thp_enabled_show(char *buf, size_t size);
 int thp_enabled_store(const char *buf, size_t len);
+/* hpage_pmd_size: the size of a PMD mapping in bytes, "2097152\n". */
+int thp_hpage_pmd_size_show(char *buf, size_t size);
 int thp_order_enabled_show(unsigned int order, char *buf, size_t size);
 int thp_order_enabled_store(unsigned int order, const char *buf, size_t len);
 /* The "thp_anon=" boot parameter, Linux's syntax: "16K-64K:always;2M:inherit". */
@@ -87,6 +89,24 @@ static inline int split_folio(struct folio *folio)
  */
 unsigned long deferred_split_scan(unsigned long nr_to_scan);
 unsigned long deferred_split_queue_len(void);
+
+/*
+ * debugfs's split_huge_pages (fs/debugfs.c parses what is written): split
+ * every large folio mapped in [start, end) of mm (from the first VMA
+ * containing start, up to the first hole), or in every VMA of every mm,
+ * or held in [start, end) of a file's page cache (page indexes), to
+ * new_order (a folio of that order or smaller is left alone). Each folio
+ * is split under its folio lock, taken by trylock as Linux does (a busy
+ * one is skipped), with the mm's mmap_lock held for reading. How many
+ * were split, of how many large enough: *split, *total.
+ */
+void split_huge_pages_in_mm(struct mm_struct *mm, unsigned long start, unsigned long end,
+			    unsigned int new_order, unsigned long *split, unsigned long *total);
+void split_huge_pages_all(unsigned long *split, unsigned long *total);
+struct address_space;
+void split_huge_pages_in_mapping(struct address_space *mapping, unsigned long start,
+				 unsigned long end, unsigned int new_order,
+				 unsigned long *split, unsigned long *total);
 
 /* ---- counters ---- */
 

@@ -257,6 +257,8 @@ void vm_bug_folio(const struct folio *folio, const char *cond, const char *file,
 
 /* Print the per-node counters table (the "memstat" boot option). */
 void memstat_print(void);
+/* /proc/meminfo's text into buf (size bytes, NUL-terminated): its length (mm/vmstat.c). */
+int meminfo_proc_show(char *buf, size_t size);
 
 /* Debug builds (DEBUG_MM=1) poison freed pages and check them on allocation. */
 extern bool debug_pagealloc;

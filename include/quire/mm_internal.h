@@ -42,6 +42,8 @@ int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long e
 
 /* memory.c */
 bool is_zero_pfn(unsigned long pfn);
+/* A read-only PTE of the shared zero page for vma (what a read fault maps). */
+pte_t zero_page_pte(struct vm_area_struct *vma);
 /*
  * folio_pte_batch: how many PTEs from ptep on (ptep maps a page of folio
  * with the value pte) map the following pages of the same folio with the

@@ -32,6 +32,7 @@ enum node_stat_item {
 	NR_USER_PAGES,		/* allocated with __GFP_MOVABLE */
 	NR_SLAB_PAGES,		/* held by the slab allocator */
 	NR_CONTIG_PAGES,	/* taken by alloc_contig_pages */
+	NR_FILE_PAGES,		/* in a file's page cache (of the user pages; /proc/meminfo's Cached) */
 	NR_NODE_STAT_ITEMS,
 };
 

@@ -19,7 +19,9 @@
  * Opening for writing a file without store, or for reading one without
  * show or read, is EACCES (Linux's sysfs answer).
  *
- * Nodes live as long as the kernel: there is no removal.
+ * Nodes live as long as the kernel: there is no removal. A tree is one
+ * super_block (include/quire/fs.h): mount(2) mounts it by its type's name
+ * and umount2(2) takes it away, the nodes staying as they are.
  */
 #ifndef QUIRE_PSEUDOFS_H
 #define QUIRE_PSEUDOFS_H
@@ -58,8 +60,13 @@ struct pseudo_ops {
 	int (*store)(struct pseudo_file *pf, const char *buf, size_t len);
 };
 
-/* A new, empty tree (a directory 0555); NULL when out of memory. */
-struct pseudo_node *pseudo_new_root(void);
+/* A new, empty tree of type (a directory 0555, its super_block); NULL when out of memory. */
+struct pseudo_node *pseudo_new_root(const struct file_system_type *type);
+/*
+ * A file_system_type's get_tree for the tree at root: that tree, with a
+ * reference on its root for the caller; EINVAL for any mount option.
+ */
+int pseudo_get_tree(struct pseudo_node *root, const char *options, struct super_block **out);
 /* A directory (0555) in parent; NULL when out of memory or the name exists. */
 struct pseudo_node *pseudo_mkdir(struct pseudo_node *parent, const char *name);
 /* A file in parent with permission bits mode (0444, 0644, 0400...); 0 or -errno. */
@@ -74,13 +81,29 @@ int pseudo_create(struct pseudo_node *parent, const char *name, umode_t mode,
 int pseudo_symlink(struct pseudo_node *parent, const char *name, const char *(*target)(void));
 /* The directory inode of a node (for mounting); no reference is taken. */
 struct inode *pseudo_inode(struct pseudo_node *node);
+/*
+ * Names a directory answers without listing them: lookup is asked for a
+ * name none of dir's nodes has, and returns the node that stands for it
+ * or NULL (ENOENT). /proc/<pid> for the caller's own pid uses it.
+ */
+void pseudo_dir_set_lookup(struct pseudo_node *dir,
+			   struct pseudo_node *(*lookup)(const char *name, size_t len));
 
-/* The trees mounted at /proc and /sys (NULL before vfs_init). */
+/* The trees mounted at /proc and /sys, and debugfs's (NULL before vfs_init). */
 extern struct pseudo_node *proc_root;
 extern struct pseudo_node *sysfs_root;
+extern struct pseudo_node *debugfs_root;
+/* Their types, for mount(2) (fs/super.c): "proc", "sysfs", "debugfs". */
+extern const struct file_system_type proc_fs_type;
+extern const struct file_system_type sysfs_fs_type;
+extern const struct file_system_type debugfs_fs_type;
 
-/* Boot (vfs_init): build the trees and mount them on /proc and /sys. */
+/*
+ * Boot (vfs_init): build the trees and mount them on /proc and /sys;
+ * debugfs is built but not mounted (mount -t debugfs none /sys/kernel/debug).
+ */
 int procfs_init(void);
 int sysfs_init(void);
+int debugfs_init(void);
 
 #endif

@@ -37,4 +37,25 @@ ssize_t smaps_show(struct mm_struct *mm, char *buf, size_t size);
 /* /proc/self/maps: each VMA's smaps header line alone (Linux's format). */
 ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size);
 
+/*
+ * /proc/kpageflags: 8 bytes per page frame at offset pfn * 8, Linux's KPF_*
+ * bits (those Quire has: locked, referenced, uptodate, dirty, slab, buddy,
+ * mmap, anon, swapbacked, compound head/tail, hwpoison, nopage, thp,
+ * zero_page); the bytes written, 0 past the last frame, -EINVAL when pos or
+ * count is not a multiple of 8.
+ */
+ssize_t kpageflags_read(void *kbuf, size_t count, loff_t pos);
+
+/*
+ * What /proc/<pid>/status says of an address space, in bytes: VmSize (every
+ * VMA), VmData (private writable, not stack), VmStk (stack), and the pages
+ * mapped now, counted from the page tables as smaps counts Rss (the zero
+ * page left out): RssAnon (anonymous), RssFile (file pages: Quire's shared
+ * memory is a RAM file, so Linux's RssShmem is in it).
+ */
+struct task_mem {
+	unsigned long size, data, stack, rss_anon, rss_file;
+};
+void task_mem_counts(struct mm_struct *mm, struct task_mem *tm);
+
 #endif

@@ -246,8 +246,8 @@ static void sys_and_proc_listings(struct ktest *t)
 	char names[512];
 	bool dirs;
 
-	KEXPECT_EQ(t, list_dir(THP_DIR, names, sizeof(names), &dirs), 9);
-	KEXPECT_STREQ(t, names, " enabled hugepages-16kB hugepages-32kB hugepages-64kB "
+	KEXPECT_EQ(t, list_dir(THP_DIR, names, sizeof(names), &dirs), 10);
+	KEXPECT_STREQ(t, names, " enabled hpage_pmd_size hugepages-16kB hugepages-32kB hugepages-64kB "
 		      "hugepages-128kB hugepages-256kB hugepages-512kB hugepages-1024kB "
 		      "hugepages-2048kB");
 	KEXPECT_TRUE(t, dirs);
@@ -257,12 +257,15 @@ static void sys_and_proc_listings(struct ktest *t)
 		   NR_MTHP_STAT_ITEMS);
 	KEXPECT_TRUE(t, strstr(names, " anon_fault_alloc") != NULL);
 	KEXPECT_TRUE(t, strstr(names, " nr_anon_partially_mapped") != NULL);
-	KEXPECT_EQ(t, list_dir("/proc", names, sizeof(names), &dirs), 3);
-	KEXPECT_STREQ(t, names, " self vmstat quire");
+	KEXPECT_EQ(t, list_dir("/proc", names, sizeof(names), &dirs), 7);
+	KEXPECT_STREQ(t, names, " self vmstat quire mounts meminfo kpageflags sys");
 	KEXPECT_EQ(t, list_dir("/proc/quire", names, sizeof(names), &dirs), 1);
 	KEXPECT_STREQ(t, names, " mm_verify");
-	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 4);
-	KEXPECT_STREQ(t, names, " pagemap smaps maps exe");
+	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 5);
+	KEXPECT_STREQ(t, names, " pagemap smaps maps mounts status");
+	KEXPECT_EQ(t, list_dir("/proc/sys/vm", names, sizeof(names), &dirs), 1);
+	KEXPECT_STREQ(t, names, " drop_caches");
+	KEXPECT_EQ(t, list_dir("/sys/kernel/debug", names, sizeof(names), &dirs), 0);
 	KEXPECT_EQ(t, list_dir("/sys", names, sizeof(names), &dirs), 2);
 	KEXPECT_STREQ(t, names, " kernel devices");
 	KEXPECT_EQ(t, list_dir("/sys/devices/system", names, sizeof(names), &dirs), 2);
@@ -338,6 +341,46 @@ static void open_read_close_keeps_nothing(struct ktest *t)
 	KEXPECT_EQ(t, read_file("/proc/self/pagemap", buf, 8192), 0);
 	vt_mem_expect_same(t, &before);		/* buf's slab still counted in both */
 	kfree(buf);
+}
+
+/*
+ * A tmpfs mounted, filled (files with pages, a directory, a file in it) and
+ * unmounted gives back every page, inode and tree node: plainly, and with
+ * MNT_DETACH while a file is open, once that file is closed. Open, it is
+ * EBUSY without MNT_DETACH.
+ */
+static void tmpfs_mount_keeps_nothing(struct ktest *t)
+{
+	static const char dir[] = "/tmp/ktest-tmpfs";
+	char page[PAGE_SIZE];
+	struct vt_mem before;
+	struct file *f;
+
+	memset(page, 't', sizeof(page));
+	vfs_rmdir(NULL, dir);
+	KASSERT_EQ(t, vfs_mkdir(NULL, dir, 0755), 0);
+	vt_mem_snapshot(&before);
+	for (int lazy = 0; lazy < 2; lazy++) {
+		KASSERT_EQ(t, do_mount(NULL, "tmpfs", dir, "tmpfs", 0, "size=1m"), 0);
+		KEXPECT_EQ(t, do_mount(NULL, "tmpfs", "/tmp/ktest-none", "tmpfs", 0, NULL), -ENOENT);
+		KEXPECT_EQ(t, vt_write_file(NULL, "/tmp/ktest-tmpfs/a", page, sizeof(page)), 0);
+		KEXPECT_EQ(t, vfs_mkdir(NULL, "/tmp/ktest-tmpfs/d", 0755), 0);
+		KEXPECT_EQ(t, vfs_mkdir(NULL, "/tmp/ktest-tmpfs/d/e", 0755), 0);
+		KEXPECT_EQ(t, vt_write_file(NULL, "/tmp/ktest-tmpfs/d/b", page, sizeof(page)), 0);
+		KASSERT_EQ(t, vfs_open(NULL, "/tmp/ktest-tmpfs/d/e/c", O_RDWR | O_CREAT, 0600, &f), 0);
+		KEXPECT_EQ(t, vfs_write(f, page, sizeof(page), NULL), (ssize_t)sizeof(page));
+		KEXPECT_EQ(t, do_umount(NULL, dir, 0), -EBUSY);
+		if (lazy) {
+			KEXPECT_EQ(t, do_umount(NULL, dir, MNT_DETACH), 0);
+			KEXPECT_EQ(t, vfs_write(f, page, sizeof(page), NULL), (ssize_t)sizeof(page));
+		}
+		fput(f);
+		if (!lazy)
+			KEXPECT_EQ(t, do_umount(NULL, dir, 0), 0);
+		KEXPECT_EQ(t, do_umount(NULL, dir, 0), -EINVAL);	/* a plain directory again */
+		vt_mem_expect_same(t, &before);
+	}
+	KEXPECT_EQ(t, vfs_rmdir(NULL, dir), 0);
 }
 
 /* ---- pagemap and smaps of an address space built here ---- */
@@ -756,6 +799,7 @@ KTEST_SUITE(procfs,
 	    KTEST_CASE(sys_and_proc_listings),
 	    KTEST_CASE(refusals_and_lookups),
 	    KTEST_CASE(open_read_close_keeps_nothing),
+	    KTEST_CASE(tmpfs_mount_keeps_nothing),
 	    KTEST_CASE(pagemap_anon_pages),
 	    KTEST_CASE(smaps_anon_region),
 	    KTEST_CASE(shared_with_fork_copy),

@@ -6,9 +6,10 @@
  * POPULATE_READ/WRITE (seen in /proc/self/pagemap), COLD, PAGEOUT and
  * FREE; mmap of /dev/zero, private and shared across fork; alarm,
  * getitimer and setitimer (SIGALRM's siginfo, interval timers, re-arming
- * at delivery, fork and exec, exit with a timer running); getcwd, fchdir,
- * readlink and /proc/self/exe; the resource limits. Prints KTAP; run
- * under /bin/init by the abi-numa3 job.
+ * at delivery, fork and exec, exit with a timer running); open with
+ * O_TMPFILE; getcwd, fchdir, readlink and /proc/self/exe; the resource
+ * limits; mmap's flags and placement. Prints KTAP; run under /bin/init by
+ * the abi-numa3 job.
  *
  * With "after-exec" as its argument it is the exec case's second half:
  * it exits with the seconds its inherited alarm had left. With
@@ -787,6 +788,59 @@ static void case_truncate_ftruncate(void)
 	ktap_report("truncate_ftruncate", NULL);
 }
 
+/* The entries of a directory other than "." and ".." (getdents64). */
+static int dir_entries(const char *path)
+{
+	char buf[4096];
+	int fd = open(path, O_RDONLY | O_DIRECTORY), n = 0;
+	long len;
+
+	if (fd < 0)
+		return -1;
+	while ((len = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < len; ) {
+			const char *name = buf + off + 19;	/* d_ino, d_off, d_reclen, d_type */
+
+			n += strcmp(name, ".") && strcmp(name, "..");
+			off += *(unsigned short *)(buf + off + 16);
+		}
+	close(fd);
+	return n;
+}
+
+/*
+ * O_TMPFILE: an unnamed regular file in a directory of the RAM file
+ * system (Linux's tmpfs and ramfs can), read and written like any, never
+ * listed; EOPNOTSUPP where the file system cannot (/proc), and Linux's
+ * EINVAL and ENOTDIR cases.
+ */
+static void case_o_tmpfile(void)
+{
+	int before = dir_entries("/tmp"), fd = open("/tmp", O_TMPFILE | O_RDWR, 0640);
+	char buf[16];
+	struct stat st;
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, "unnamed", 7) == 7 && pread(fd, buf, 7, 0) == 7 && !memcmp(buf, "unnamed", 7));
+	CHECK(fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0 && st.st_size == 7);
+	CHECK((st.st_mode & 0777) == (0640 & ~022));
+	CHECK(dir_entries("/tmp") == before);
+	close(fd);
+	fd = open("/tmp", O_TMPFILE | O_WRONLY, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	errno = 0;
+	CHECK(open("/proc", O_TMPFILE | O_RDWR, 0600) == -1 && errno == EOPNOTSUPP);
+	CHECK(open("/tmp", O_TMPFILE | O_RDONLY, 0600) == -1 && errno == EINVAL);
+	CHECK(open("/tmp", O_TMPFILE | O_RDWR | O_CREAT, 0600) == -1 && errno == EINVAL);
+	CHECK(open("/tmp/no-such-dir", O_TMPFILE | O_RDWR, 0600) == -1 && errno == ENOENT);
+	fd = open("/tmp/abi-tmpfile-plain", O_RDWR | O_CREAT, 0600);
+	CHECK(open("/tmp/abi-tmpfile-plain", O_TMPFILE | O_RDWR, 0600) == -1 && errno == ENOTDIR);
+	close(fd);
+	unlink("/tmp/abi-tmpfile-plain");
+	ktap_report("o_tmpfile", NULL);
+}
+
 /* clock_nanosleep (relative, TIMER_ABSTIME, errors) and umask. */
 static long ms_since(const struct timespec *t0)
 {
@@ -1128,7 +1182,7 @@ int main(int argc, char **argv)
 		return exe_is(argv[2]);
 	if (argc > 0 && argv[0][0] == '/')
 		self_path = argv[0];
-	ktap_begin("abi", 24);
+	ktap_begin("abi", 25);
 	case_pwrite_pread();
 	case_pwritev_preadv();
 	case_pwritev2_preadv2();
@@ -1153,5 +1207,6 @@ int main(int argc, char **argv)
 	case_rlimits();
 	case_mmap_flags();
 	case_mmap_fallback_search();
+	case_o_tmpfile();
 	return ktap_finish();
 }

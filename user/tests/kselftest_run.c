@@ -45,8 +45,10 @@
  * off a serial console can tell it arrived whole; ok unless it timed out.
  * -N SUITE: the suite's name.
  * -i: the program is init on Linux: mount /proc, /sys, /sys/kernel/debug,
- * /dev and /tmp first, and power off at the end (reboot(2)); Quire's
- * /bin/init has them all already.
+ * /dev and /tmp first, and power off at the end (reboot(2)). Without it
+ * (Quire, whose kernel mounts /proc and /sys, /dev and /tmp being its root
+ * file system's), only debugfs is mounted, as a Linux system's init
+ * (systemd) would have: the selftests write to it.
  * The exit status is 0 when no case failed, 1 otherwise.
  *
  * The system calls are the few Quire has: a child's end is polled with
@@ -490,6 +492,13 @@ static void mount_all(void)
 	}
 }
 
+/* debugfs on /sys/kernel/debug, unless it is there already (EBUSY). */
+static void mount_debugfs(void)
+{
+	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) != 0 && errno != EBUSY)
+		printf("# kselftest_run: mount debugfs on /sys/kernel/debug: %s\n", strerror(errno));
+}
+
 static void console_fds(void)
 {
 	int fd;
@@ -627,6 +636,8 @@ int main(int argc, char **argv)
 	if (as_init) {
 		console_fds();
 		mount_all();
+	} else {
+		mount_debugfs();
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);

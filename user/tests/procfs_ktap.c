@@ -4,13 +4,18 @@
  * the THP controls (defaults, writes, refused values, restored at the end),
  * the per-size counters, /proc/vmstat, listings, errno values, and
  * /proc/self/pagemap and /proc/self/smaps of this process's own memory,
- * before and after a fork and with a PMD-mapped THP. Prints KTAP; exits 0
- * when every case passed.
+ * before and after a fork and with a PMD-mapped THP, /proc/meminfo and
+ * /proc/self/status moving with what the test allocates, starts and
+ * blocks, and hpage_pmd_size. Prints KTAP; exits 0 when every case passed.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ktap.h"
+#include "proc_files.h"
 
 #define THP "/sys/kernel/mm/transparent_hugepage"
 #define PM_PRESENT	(1ULL << 63)
@@ -28,36 +34,6 @@
 #define PM_PFN		((1ULL << 55) - 1)
 #define PAGE		4096UL
 #define PMD		(2UL << 20)
-
-/* The whole file into buf (NUL-terminated): its length, or -errno. */
-static long slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	long len = 0, n;
-
-	if (fd < 0)
-		return -errno;
-	while (len + 1 < (long)size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-	return len;
-}
-
-/* As a shell's "echo -n s > path": the write's result, or -errno. */
-static long put(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	long n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n;
-}
 
 static int open_errno(const char *path, int flags)
 {
@@ -138,19 +114,6 @@ static void thp_stats(void)
 }
 
 /* The value of "name N" in /proc/vmstat, or -1. */
-static long vmstat(const char *name)
-{
-	static char buf[8192];
-	size_t len = strlen(name);
-
-	if (slurp("/proc/vmstat", buf, sizeof(buf)) <= 0)
-		return -1;
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (!strncmp(l, name, len) && l[len] == ' ')
-			return strtol(l + len + 1, NULL, 10);
-	return -1;
-}
-
 static void proc_vmstat(void)
 {
 	CHECK(vmstat("thp_fault_alloc") >= 0);
@@ -163,7 +126,7 @@ static void proc_vmstat(void)
 
 static void listings_and_errors(void)
 {
-	int seen_enabled = 0, seen_sizes = 0, other = 0;
+	int seen_enabled = 0, seen_sizes = 0, seen_pmd_size = 0, other = 0;
 	DIR *d = opendir(THP);
 	struct dirent *e;
 
@@ -175,12 +138,14 @@ static void listings_and_errors(void)
 			seen_enabled++;
 		else if (!strncmp(e->d_name, "hugepages-", 10) && e->d_type == DT_DIR)
 			seen_sizes++;
+		else if (!strcmp(e->d_name, "hpage_pmd_size"))
+			seen_pmd_size++;
 		else
 			other++;
 	}
 	if (d)
 		closedir(d);
-	CHECK(seen_enabled == 1 && seen_sizes == 8 && other == 0);
+	CHECK(seen_enabled == 1 && seen_sizes == 8 && seen_pmd_size == 1 && other == 0);
 	CHECK(open_errno("/proc/no_such_file", O_RDONLY) == ENOENT);
 	CHECK(open_errno(THP "/hugepages-64kB/nope", O_RDONLY) == ENOENT);
 	CHECK(open_errno("/proc/new", O_WRONLY | O_CREAT) == EACCES);
@@ -760,9 +725,226 @@ static void maps(void)
 	ktap_report("proc_self_maps", NULL);
 }
 
+/* ---- /proc/meminfo, /proc/self/status, hpage_pmd_size ---- */
+
+/* "Name:   N kB" (or "Name:   N") of /proc/meminfo or /proc/self/status: N, or -1. */
+static long field(const char *path, const char *name)
+{
+	static char buf[8192];
+	size_t len = strlen(name);
+
+	if (slurp(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, name, len) && l[len] == ':')
+			return strtol(l + len + 1, NULL, 10);
+	return -1;
+}
+
+/* The text after "Name:\t" on its line of /proc/self/status, into out. */
+static int status_text(const char *name, char *out, size_t size)
+{
+	static char buf[8192];
+	size_t len = strlen(name);
+
+	if (slurp("/proc/self/status", buf, sizeof(buf)) <= 0)
+		return 0;
+	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, name, len) && l[len] == ':' && l[len + 1] == '\t') {
+			char *e = strchr(l, '\n');
+
+			snprintf(out, size, "%.*s", (int)((e ? e : l + strlen(l)) - l - len - 2),
+				 l + len + 2);
+			return 1;
+		}
+	return 0;
+}
+
+#define MEMINFO	"/proc/meminfo"
+
+/*
+ * Every line is Linux's "Name:" padded to 16 columns and a number (8 wide,
+ * then " kB", but for HugePages_*); the counters move with what the test does.
+ */
+static void meminfo(void)
+{
+	static char buf[8192];
+	long total = field(MEMINFO, "MemTotal"), free0, free1, cached0, cached1;
+	char *p, data[4096];
+	int lines = 0, bad = 0, fd;
+
+	CHECK(slurp(MEMINFO, buf, sizeof(buf)) > 0);
+	for (char *l = buf; *l; l = strchr(l, '\n') + 1, lines++) {
+		char *colon = strchr(l, ':'), *nl = strchr(l, '\n');
+
+		if (!nl || !colon || colon > nl) {
+			bad++;
+			break;
+		}
+		if (strncmp(l, "HugePages_", 10)) {
+			bad += nl - l != 27 || strncmp(nl - 3, " kB", 3) || colon - l > 15;
+		} else {
+			bad += nl - l != 24;
+		}
+	}
+	CHECK(bad == 0 && lines >= 10);
+	CHECK(!strncmp(buf, "MemTotal:", 9));
+	CHECK(total > 0 && field(MEMINFO, "MemFree") > 0 && field(MEMINFO, "MemFree") < total);
+	CHECK(field(MEMINFO, "MemAvailable") > 0 && field(MEMINFO, "MemAvailable") <= total);
+	CHECK(field(MEMINFO, "SwapTotal") == 0 && field(MEMINFO, "SwapFree") == 0);
+	CHECK(field(MEMINFO, "Hugepagesize") == 2048);
+	CHECK(field(MEMINFO, "HugePages_Total") >= 0 && field(MEMINFO, "Slab") > 0);
+	/* 32 MiB of anonymous memory written: MemFree drops by at least that much... */
+	free0 = field(MEMINFO, "MemFree");
+	p = mmap(NULL, 32 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED);
+	if (p != MAP_FAILED) {
+		madvise(p, 32 << 20, MADV_NOHUGEPAGE);
+		memset(p, 1, 32 << 20);
+		free1 = field(MEMINFO, "MemFree");
+		CHECK(free1 <= free0 - 32 * 1024);
+		/* ...and comes back when it is unmapped (other allocations aside: 2 MiB). */
+		munmap(p, 32 << 20);
+		CHECK(field(MEMINFO, "MemFree") >= free1 + 30 * 1024);
+	}
+	/* A 1 MiB file in /tmp is 1 MiB more Cached; removed, it is gone again. */
+	cached0 = field(MEMINFO, "Cached");
+	memset(data, 'c', sizeof(data));
+	fd = open("/tmp/procfs_ktap_cached", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	for (int i = 0; fd >= 0 && i < 256; i++)
+		CHECK(write(fd, data, sizeof(data)) == sizeof(data));
+	cached1 = field(MEMINFO, "Cached");
+	CHECK(cached1 >= cached0 + 1024);
+	if (fd >= 0)
+		close(fd);
+	unlink("/tmp/procfs_ktap_cached");
+	CHECK(field(MEMINFO, "Cached") <= cached1 - 1024);
+	CHECK(open_errno(MEMINFO, O_WRONLY) == EACCES);
+	ktap_report("meminfo", NULL);
+}
+
+static volatile int thread_go;
+
+static void *parked(void *arg)
+{
+	while (!thread_go)
+		usleep(1000);
+	return arg;
+}
+
+static void on_hup(int sig)
+{
+	(void)sig;
+}
+
+#define STATUS	"/proc/self/status"
+
+/* /proc/self/status against what the process knows of itself, each line moved by the test. */
+static void self_status(void)
+{
+	char text[256], list[256], has_mem[64];
+	long rss0, anon0, size0;
+	sigset_t set, old;
+	mode_t mask;
+	pthread_t th;
+	cpu_set_t cpus;
+	char *p;
+
+	CHECK(status_text("Name", text, sizeof(text)) && !strcmp(text, "procfs_ktap"));
+	CHECK(field(STATUS, "Pid") == getpid() && field(STATUS, "Tgid") == getpid());
+	CHECK(field(STATUS, "PPid") == getppid());
+	CHECK(status_text("State", text, sizeof(text)) && !strcmp(text, "R (running)"));
+	mask = umask(027);
+	CHECK(status_text("Umask", text, sizeof(text)) && !strcmp(text, "0027"));
+	umask(mask);
+	/* Threads: one, then two while a thread runs, then one again. */
+	CHECK(field(STATUS, "Threads") == 1);
+	thread_go = 0;
+	CHECK(pthread_create(&th, NULL, parked, NULL) == 0);
+	CHECK(field(STATUS, "Threads") == 2);
+	thread_go = 1;
+	pthread_join(th, NULL);
+	CHECK(field(STATUS, "Threads") == 1);
+	/* The signal masks: SIGUSR1 (bit 9) blocked and pending, SIGUSR2 (11) ignored, SIGHUP (0) caught. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	signal(SIGUSR1, on_hup);	/* as init, a signal with no handler is not even queued */
+	signal(SIGUSR2, SIG_IGN);
+	signal(SIGHUP, on_hup);
+	kill(getpid(), SIGUSR1);
+	CHECK(status_text("SigBlk", text, sizeof(text)) && strtoull(text, NULL, 16) & 0x200);
+	CHECK(status_text("ShdPnd", text, sizeof(text)) && strtoull(text, NULL, 16) == 0x200);
+	CHECK(status_text("SigIgn", text, sizeof(text)) && strtoull(text, NULL, 16) & 0x800);
+	CHECK(status_text("SigCgt", text, sizeof(text)) && strtoull(text, NULL, 16) & 0x1);
+	CHECK(status_text("SigQ", text, sizeof(text)) && !strncmp(text, "1/", 2));
+	sigtimedwait(&set, NULL, &(struct timespec){ 0, 0 });	/* take it */
+	CHECK(status_text("ShdPnd", text, sizeof(text)) && strtoull(text, NULL, 16) == 0);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	signal(SIGUSR1, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	CHECK(status_text("SigCgt", text, sizeof(text)) && !(strtoull(text, NULL, 16) & 0x1));
+	/* Memory: 16 MiB mapped is VmSize; written, it is VmRSS and RssAnon. */
+	size0 = field(STATUS, "VmSize");
+	rss0 = field(STATUS, "VmRSS");
+	anon0 = field(STATUS, "RssAnon");
+	CHECK(size0 > 0 && rss0 > 0 && anon0 > 0 && field(STATUS, "RssFile") >= 0);
+	CHECK(field(STATUS, "VmStk") > 0 && field(STATUS, "VmData") > 0);
+	p = mmap(NULL, 16 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED);
+	if (p != MAP_FAILED) {
+		CHECK(field(STATUS, "VmSize") >= size0 + 16 * 1024);
+		CHECK(field(STATUS, "VmData") >= 16 * 1024);
+		memset(p, 1, 16 << 20);
+		CHECK(field(STATUS, "VmRSS") >= rss0 + 16 * 1024);
+		CHECK(field(STATUS, "RssAnon") >= anon0 + 16 * 1024);
+		munmap(p, 16 << 20);
+		CHECK(field(STATUS, "RssAnon") < anon0 + 1024);
+	}
+	/* The CPUs sched_getaffinity gives, the nodes with memory. */
+	CHECK(sched_getaffinity(0, sizeof(cpus), &cpus) == 0);
+	CHECK(status_text("Cpus_allowed_list", list, sizeof(list)));
+	{
+		char want[256] = "";
+		int n = 0;
+
+		for (int c = 0; c < CPU_SETSIZE; c++) {
+			int e = c;
+
+			if (!CPU_ISSET(c, &cpus))
+				continue;
+			while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &cpus))
+				e++;
+			n += snprintf(want + n, sizeof(want) - n, e > c ? "%s%d-%d" : "%s%d",
+				      n ? "," : "", c, e);
+			c = e;
+		}
+		CHECK(!strcmp(list, want));
+	}
+	CHECK(slurp("/sys/devices/system/node/has_memory", has_mem, sizeof(has_mem)) > 0);
+	has_mem[strcspn(has_mem, "\n")] = '\0';
+	CHECK(status_text("Mems_allowed_list", list, sizeof(list)) && !strcmp(list, has_mem));
+	CHECK(status_text("Cpus_allowed", text, sizeof(text)) && strtoul(text, NULL, 16) != 0);
+	ktap_report("self_status", NULL);
+}
+
+static void hpage_pmd_size(void)
+{
+	char buf[32];
+
+	CHECK(slurp(THP "/hpage_pmd_size", buf, sizeof(buf)) == 8 && !strcmp(buf, "2097152\n"));
+	CHECK(open_errno(THP "/hpage_pmd_size", O_WRONLY) == EACCES);
+	ktap_report("hpage_pmd_size", NULL);
+}
+
 int main(void)
 {
-	ktap_begin("procfs_user", 15);
+	ktap_begin("procfs_user", 18);
+	meminfo();
+	self_status();
+	hpage_pmd_size();
 	thp_enabled();
 	thp_size_enabled();
 	thp_stats();

@@ -22,6 +22,8 @@
 #define O_NOATIME	01000000
 #define O_CLOEXEC	02000000
 #define O_PATH		010000000
+#define __O_TMPFILE	020000000
+#define O_TMPFILE	(__O_TMPFILE | O_DIRECTORY)	/* an unnamed file in a directory */
 
 #define SEEK_SET	0
 #define SEEK_CUR	1

@@ -1,0 +1,58 @@
+/*
+ * Reading and writing /proc and /sys files from the ring-3 tests, as a
+ * shell's cat and "echo -n value > file" would (procfs_ktap, mount_ktap).
+ */
+#ifndef QUIRE_USER_PROC_FILES_H
+#define QUIRE_USER_PROC_FILES_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The whole file into buf (NUL-terminated): its length, or -errno. */
+static inline long slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	long len = 0, n;
+
+	if (fd < 0)
+		return -errno;
+	while (len + 1 < (long)size && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+	return len;
+}
+
+/* As a shell's "echo -n s > path": the write's result, or -errno. */
+static inline long put(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	long n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}
+
+/* The value of the line "name value" of /proc/vmstat, or -1. */
+static inline long vmstat(const char *name)
+{
+	static char buf[8192];
+	size_t len = strlen(name);
+
+	if (slurp("/proc/vmstat", buf, sizeof(buf)) <= 0)
+		return -1;
+	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, name, len) && l[len] == ' ')
+			return strtol(l + len + 1, NULL, 10);
+	return -1;
+}
+
+#endif
