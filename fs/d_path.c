@@ -64,7 +64,7 @@ static int name_in_dir(struct inode *dir, struct inode *child, char *name)
  * length without the NUL, -ENOENT when dir was removed, -ERANGE when it
  * does not fit in size bytes. vfs_ns_mutex held.
  */
-static long dir_path_locked(struct inode *dir, char *buf, size_t size)
+long dir_path_locked(struct inode *dir, char *buf, size_t size)
 {
 	char *tmp = kmalloc(PATH_MAX, GFP_KERNEL), *name = kmalloc(NAME_MAX + 1, GFP_KERNEL);
 	size_t pos = PATH_MAX - 1, len;
@@ -81,14 +81,16 @@ static long dir_path_locked(struct inode *dir, char *buf, size_t size)
 	}
 	tmp[pos] = '\0';
 	while (inode != vfs_root) {
-		struct inode *mp = mountpoint_of(inode), *parent;
+		struct inode *mp, *parent;
 		size_t n;
 
-		if (mp)
-			inode = mp;
+		while ((mp = mountpoint_of(inode)) != NULL)
+			inode = mp;	/* a mounted root (mounts stack) stands for what it covers */
 		parent = inode->i_parent;
-		if (parent == inode)
-			break;		/* a root not mounted anywhere */
+		if (parent == inode) {
+			err = -ENOENT;	/* a root not mounted anywhere (MNT_DETACH) */
+			goto out;
+		}
 		err = name_in_dir(parent, inode, name);
 		if (err)
 			goto out;

@@ -32,6 +32,11 @@ int may_open(struct inode *inode, int flags);
 int vfs_mount(const char *path, struct inode *root);
 struct inode *follow_mount(struct inode *inode);
 bool is_mountpoint(struct inode *inode);
+/*
+ * d_path.c: the absolute path of directory dir (NULL: the root) into buf;
+ * its length, -ENOENT (removed or unreachable), -ERANGE. vfs_ns_mutex held.
+ */
+long dir_path_locked(struct inode *dir, char *buf, size_t size);
 /* The directory root is mounted on, or NULL (vfs_ns_mutex held). */
 struct inode *mountpoint_of(struct inode *root);
 

@@ -60,10 +60,9 @@ static struct mount *mount_of_root(struct inode *inode)
 
 struct inode *mountpoint_of(struct inode *root)
 {
-	for (int i = 0; i < MAX_MOUNTS; i++)
-		if (mounts[i].root == root)
-			return mounts[i].mountpoint;
-	return NULL;
+	struct mount *m = mount_of_root(root);
+
+	return m ? m->mountpoint : NULL;
 }
 
 bool is_mountpoint(struct inode *inode)
@@ -83,76 +82,12 @@ struct inode *follow_mount(struct inode *inode)
 	return inode;
 }
 
-/* ---- where a directory is: its path from the root (vfs_ns_mutex held) ---- */
-
-struct name_search {
-	struct dir_context ctx;
-	u64 ino;
-	char *name;		/* NAME_MAX + 1 bytes */
-	bool found;
-};
-
-static bool match_ino(struct dir_context *ctx, const char *name, size_t len, loff_t next,
-		      u64 ino, unsigned int type)
-{
-	struct name_search *s = container_of(ctx, struct name_search, ctx);
-
-	if (ino != s->ino || (len == 1 && name[0] == '.') ||
-	    (len == 2 && name[0] == '.' && name[1] == '.'))
-		return true;
-	memcpy(s->name, name, len);
-	s->name[len] = '\0';
-	s->found = true;
-	return false;
-}
-
-/*
- * The absolute path of dir into buf (PATH_MAX bytes): each component found
- * by listing its parent, crossing mounts upward. There is no rename, and a
- * mount point or a directory above one cannot be removed, so the path a
- * mount was made on stays its path. -ENOENT when dir is not reachable.
- */
+/* Where a directory is (vfs_ns_mutex held): fs/d_path.c's walk up, into PATH_MAX bytes. */
 static int dir_path(struct inode *dir, char *buf)
 {
-	char *name = kmalloc(NAME_MAX + 1, GFP_KERNEL);
-	size_t end = PATH_MAX - 1, len;
-	int err = 0;
+	long n = dir_path_locked(dir, buf, PATH_MAX);
 
-	if (!name)
-		return -ENOMEM;
-	buf[end] = '\0';
-	while (dir != vfs_root) {
-		struct mount *m = mount_of_root(dir);
-		struct file f = { .f_inode = dir->i_parent };
-		struct name_search s = { .ctx = { .actor = match_ino }, .ino = dir->i_ino,
-					 .name = name };
-
-		if (m) {
-			dir = m->mountpoint;
-			continue;
-		}
-		if (dir->i_parent == dir || !dir->i_parent->i_fop->iterate) {
-			err = -ENOENT;
-			break;
-		}
-		f.f_inode->i_fop->iterate(&f, &s.ctx);
-		len = strlen(name);
-		if (!s.found || len + 1 > end) {
-			err = s.found ? -ENAMETOOLONG : -ENOENT;
-			break;
-		}
-		end -= len;
-		memcpy(buf + end, name, len);
-		buf[--end] = '/';
-		dir = dir->i_parent;
-	}
-	kfree(name);
-	if (err)
-		return err;
-	if (end == PATH_MAX - 1)
-		buf[--end] = '/';
-	memmove(buf, buf + end, PATH_MAX - end);
-	return 0;
+	return n < 0 ? (int)n : 0;
 }
 
 static char *copy_string(const char *s)

@@ -634,7 +634,7 @@ static struct folio *large_folio_at(struct mm_struct *mm, pte_t *pmd, unsigned l
 
 static bool page_is_zero(struct page *page)
 {
-	const u64 *w = page_address(page);
+	const unsigned long *w = page_address(page);	/* the page's bytes, not entries */
 
 	for (unsigned long i = 0; i < PAGE_SIZE / sizeof(*w); i++)
 		if (w[i])
@@ -696,7 +696,7 @@ static void remap_zero_pages(struct vm_area_struct *vma, unsigned long start,
 			continue;
 		if (pte_write(*pte) && page_mapcount(pfn_to_page(p)) == 1 &&
 		    page_is_zero(pfn_to_page(p)))
-			WRITE_ONCE(*pte, pte_wrprotect(*pte));
+			ptep_set_wrprotect(mm, a, pte);
 		pte_unmap_unlock(pte, ptl);
 	}
 	flush_tlb_mm_range(mm, first, last);
@@ -711,7 +711,8 @@ static void remap_zero_pages(struct vm_area_struct *vma, unsigned long start,
 		if (!pte_write(*pte) && !folio_test_large(folio) && folio_test_anon(folio) &&
 		    !PageHWPoison(page) && !folio_maybe_dma_pinned(folio) &&
 		    page_mapcount(page) == 1 && page_is_zero(page)) {
-			WRITE_ONCE(*pte, zero_page_pte(vma));
+			ptep_get_and_clear(mm, a, pte);
+			set_pte(pte, zero_page_pte(vma));
 			folio_remove_rmap_pte(folio, page, vma);
 			atomic_long_dec(&mm->rss);
 			freed[nr_freed++] = folio;	/* the PTE's reference, dropped after the flush */

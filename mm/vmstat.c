@@ -4,6 +4,7 @@
  * A new per-node counter adds its row here.
  */
 #include <quire/mm.h>
+#include <quire/memory-failure.h>
 #include <quire/numa.h>
 #include <quire/huge_mm.h>
 #include <quire/kernel.h>
@@ -93,6 +94,7 @@ static int show_meminfo_kb(char *buf, size_t size, const char *name, unsigned lo
  *   Buffers, SwapCached, SwapTotal, SwapFree   0: no block devices, no swap
  *   Cached        pages in files' page caches (NR_FILE_PAGES)
  *   Slab, SReclaimable, SUnreclaim   the slab's pages, none reclaimable
+ *   HardwareCorrupted  frames memory_failure() poisoned (num_poisoned_pages)
  *   AnonHugePages  anonymous THPs mapped by a PMD (nr_anon_thps), 2 MiB each
  *   ShmemHugePages, ShmemPmdMapped, FileHugePages, FilePmdMapped   0: the
  *                 page cache holds 4 KiB folios only
@@ -120,6 +122,9 @@ int meminfo_proc_show(char *buf, size_t size)
 	len += show_meminfo_kb(buf + len, size - len, "Slab:", slab);
 	len += show_meminfo_kb(buf + len, size - len, "SReclaimable:", 0);
 	len += show_meminfo_kb(buf + len, size - len, "SUnreclaim:", slab);
+	/* Linux's own format for this one: "HardwareCorrupted: %5lu kB". */
+	len += scnprintf(buf + len, size - len, "HardwareCorrupted: %5lu kB\n",
+			 num_poisoned_pages() << (PAGE_SHIFT - 10));
 	len += show_meminfo_kb(buf + len, size - len, "AnonHugePages:",
 			       nr_anon_thps() << HPAGE_PMD_ORDER);
 	len += show_meminfo_kb(buf + len, size - len, "ShmemHugePages:", 0);

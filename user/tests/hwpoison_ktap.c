@@ -94,17 +94,35 @@ static int touch_bus(volatile char *p)
 
 static uint64_t poisoned_pfn;
 
+/* /proc/meminfo's HardwareCorrupted, in kB (-1: not there). */
+static long hardware_corrupted_kb(void)
+{
+	char buf[4096], *at;
+	int fd = open("/proc/meminfo", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	at = strstr(buf, "HardwareCorrupted:");
+	return at ? strtol(at + strlen("HardwareCorrupted:"), NULL, 10) : -1;
+}
+
 static void case_anonymous_page(void)
 {
 	char *p = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long corrupted = hardware_corrupted_kb();
 	uint64_t e;
 	int ok = 1;
 
-	CHECK(p != MAP_FAILED);
+	CHECK(p != MAP_FAILED && corrupted >= 0);
 	memset(p, 'a', 4 * PAGE);
 	poisoned_pfn = PM_PFN(pagemap_of(p + PAGE));
 	CHECK(poisoned_pfn != 0);
 	CHECK(poison(p + PAGE) == 1);		/* the caller hears of it at once */
+	CHECK(hardware_corrupted_kb() == corrupted + 4);
 	e = pagemap_of(p + PAGE);
 	CHECK((e & PM_SWAP) && !(e & PM_PRESENT));
 	CHECK(touch_bus(p + PAGE + 100) == 1);	/* and at every touch after */

@@ -781,7 +781,9 @@ static void meminfo(void)
 			bad++;
 			break;
 		}
-		if (strncmp(l, "HugePages_", 10)) {
+		if (!strncmp(l, "HardwareCorrupted: ", 19)) {
+			bad += nl - l != 27 || strncmp(nl - 3, " kB", 3);	/* Linux's %5lu kB */
+		} else if (strncmp(l, "HugePages_", 10)) {
 			bad += nl - l != 27 || strncmp(nl - 3, " kB", 3) || colon - l > 15;
 		} else {
 			bad += nl - l != 24;
