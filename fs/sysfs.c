@@ -62,6 +62,16 @@ static ssize_t stat_show(struct pseudo_file *pf, char *buf, size_t size)
 							    DATA_ITEM(pf->data)));
 }
 
+static ssize_t defrag_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return thp_defrag_show(buf, size);
+}
+
+static int defrag_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	return thp_defrag_store(buf, len);
+}
+
 static ssize_t hpage_pmd_size_show(struct pseudo_file *pf, char *buf, size_t size)
 {
 	return thp_hpage_pmd_size_show(buf, size);
@@ -69,6 +79,7 @@ static ssize_t hpage_pmd_size_show(struct pseudo_file *pf, char *buf, size_t siz
 
 static const struct pseudo_ops enabled_ops = { .show = enabled_show, .store = enabled_store };
 static const struct pseudo_ops hpage_pmd_size_ops = { .show = hpage_pmd_size_show };
+static const struct pseudo_ops defrag_ops = { .show = defrag_show, .store = defrag_store };
 static const struct pseudo_ops order_enabled_ops = {
 	.show = order_enabled_show, .store = order_enabled_store,
 };
@@ -110,6 +121,8 @@ int sysfs_init(void)
 	if (!thp)
 		goto fail;
 	err = pseudo_create(thp, "enabled", 0644, &enabled_ops, NULL);
+	if (!err)
+		err = pseudo_create(thp, "defrag", 0644, &defrag_ops, NULL);
 	if (!err)
 		err = pseudo_create(thp, "hpage_pmd_size", 0444, &hpage_pmd_size_ops, NULL);
 	for (unsigned int order = THP_ORDER_MIN; order <= HPAGE_PMD_ORDER && !err; order++)

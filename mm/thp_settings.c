@@ -171,6 +171,38 @@ int thp_enabled_store(const char *buf, size_t len)
 	return mode < 0 ? mode : thp_set_global_mode(mode);
 }
 
+/*
+ * defrag: whether a THP allocation may stall to compact or reclaim memory.
+ * Quire does neither (an allocation that finds no free block falls back
+ * to a smaller order at once), so every value behaves the same: the
+ * setting is kept and shown with Linux's names and default (madvise).
+ */
+static const char *const defrag_names[] = { "always", "defer", "defer+madvise", "madvise", "never" };
+static int thp_defrag = 3;
+
+int thp_defrag_show(char *buf, size_t size)
+{
+	int len = 0, cur = __atomic_load_n(&thp_defrag, __ATOMIC_RELAXED);
+
+	for (int i = 0; i < (int)ARRAY_SIZE(defrag_names); i++)
+		len += scnprintf(buf + len, size - len, i == cur ? "%s[%s]" : "%s%s",
+				 i ? " " : "", defrag_names[i]);
+	return len + scnprintf(buf + len, size - len, "\n");
+}
+
+int thp_defrag_store(const char *buf, size_t len)
+{
+	len = strnlen(buf, len);
+	if (len && buf[len - 1] == '\n')
+		len--;
+	for (int i = 0; i < (int)ARRAY_SIZE(defrag_names); i++)
+		if (strlen(defrag_names[i]) == len && !strncmp(buf, defrag_names[i], len)) {
+			__atomic_store_n(&thp_defrag, i, __ATOMIC_RELAXED);
+			return 0;
+		}
+	return -EINVAL;
+}
+
 int thp_hpage_pmd_size_show(char *buf, size_t size)
 {
 	return scnprintf(buf, size, "%lu\n", (unsigned long)PMD_SIZE);

@@ -55,6 +55,9 @@ bool thp_vma_smaps_eligible(const struct vm_area_struct *vma);
  */
 int thp_enabled_show(char *buf, size_t size);
 int thp_enabled_store(const char *buf, size_t len);
+/* defrag: Linux's five values, kept and shown; no effect (no compaction or reclaim). */
+int thp_defrag_show(char *buf, size_t size);
+int thp_defrag_store(const char *buf, size_t len);
 /* hpage_pmd_size: the size of a PMD mapping in bytes, "2097152\n". */
 int thp_hpage_pmd_size_show(char *buf, size_t size);
 int thp_order_enabled_show(unsigned int order, char *buf, size_t size);

@@ -138,14 +138,14 @@ static void listings_and_errors(void)
 			seen_enabled++;
 		else if (!strncmp(e->d_name, "hugepages-", 10) && e->d_type == DT_DIR)
 			seen_sizes++;
-		else if (!strcmp(e->d_name, "hpage_pmd_size"))
+		else if (!strcmp(e->d_name, "hpage_pmd_size") || !strcmp(e->d_name, "defrag"))
 			seen_pmd_size++;
 		else
 			other++;
 	}
 	if (d)
 		closedir(d);
-	CHECK(seen_enabled == 1 && seen_sizes == 8 && seen_pmd_size == 1 && other == 0);
+	CHECK(seen_enabled == 1 && seen_sizes == 8 && seen_pmd_size == 2 && other == 0);
 	CHECK(open_errno("/proc/no_such_file", O_RDONLY) == ENOENT);
 	CHECK(open_errno(THP "/hugepages-64kB/nope", O_RDONLY) == ENOENT);
 	CHECK(open_errno("/proc/new", O_WRONLY | O_CREAT) == EACCES);
@@ -934,11 +934,19 @@ static void self_status(void)
 
 static void hpage_pmd_size(void)
 {
-	char buf[32];
+	char buf[64];
 
 	CHECK(slurp(THP "/hpage_pmd_size", buf, sizeof(buf)) == 8 && !strcmp(buf, "2097152\n"));
 	CHECK(open_errno(THP "/hpage_pmd_size", O_WRONLY) == EACCES);
-	ktap_report("hpage_pmd_size", NULL);
+	/* defrag: Linux's five values, madvise by default; a write reads back. */
+	CHECK(slurp(THP "/defrag", buf, sizeof(buf)) > 0 &&
+	      !strcmp(buf, "always defer defer+madvise [madvise] never\n"));
+	CHECK(put(THP "/defrag", "defer+madvise\n") == 14);
+	CHECK(slurp(THP "/defrag", buf, sizeof(buf)) > 0 &&
+	      !strcmp(buf, "always defer [defer+madvise] madvise never\n"));
+	CHECK(put(THP "/defrag", "sometimes") == -EINVAL);
+	CHECK(put(THP "/defrag", "madvise") == 7);
+	ktap_report("hpage_pmd_size_and_defrag", NULL);
 }
 
 int main(void)
