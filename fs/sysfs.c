@@ -72,6 +72,16 @@ static int defrag_store(struct pseudo_file *pf, const char *buf, size_t len)
 	return thp_defrag_store(buf, len);
 }
 
+static ssize_t shmem_enabled_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return thp_shmem_enabled_show(buf, size);
+}
+
+static int shmem_enabled_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	return thp_shmem_enabled_store(buf, len);
+}
+
 static ssize_t hpage_pmd_size_show(struct pseudo_file *pf, char *buf, size_t size)
 {
 	return thp_hpage_pmd_size_show(buf, size);
@@ -80,6 +90,9 @@ static ssize_t hpage_pmd_size_show(struct pseudo_file *pf, char *buf, size_t siz
 static const struct pseudo_ops enabled_ops = { .show = enabled_show, .store = enabled_store };
 static const struct pseudo_ops hpage_pmd_size_ops = { .show = hpage_pmd_size_show };
 static const struct pseudo_ops defrag_ops = { .show = defrag_show, .store = defrag_store };
+static const struct pseudo_ops shmem_enabled_ops = {
+	.show = shmem_enabled_show, .store = shmem_enabled_store,
+};
 static const struct pseudo_ops order_enabled_ops = {
 	.show = order_enabled_show, .store = order_enabled_store,
 };
@@ -125,6 +138,8 @@ int sysfs_init(void)
 		err = pseudo_create(thp, "defrag", 0644, &defrag_ops, NULL);
 	if (!err)
 		err = pseudo_create(thp, "hpage_pmd_size", 0444, &hpage_pmd_size_ops, NULL);
+	if (!err)
+		err = pseudo_create(thp, "shmem_enabled", 0644, &shmem_enabled_ops, NULL);
 	for (unsigned int order = THP_ORDER_MIN; order <= HPAGE_PMD_ORDER && !err; order++)
 		if (THP_ORDERS_ANON & (1UL << order))
 			err = add_size_dir(thp, order);

@@ -172,35 +172,65 @@ int thp_enabled_store(const char *buf, size_t len)
 }
 
 /*
- * defrag: whether a THP allocation may stall to compact or reclaim memory.
- * Quire does neither (an allocation that finds no free block falls back
- * to a smaller order at once), so every value behaves the same: the
- * setting is kept and shown with Linux's names and default (madvise).
+ * Settings Quire keeps and shows but that change nothing here, with
+ * Linux's values and defaults: defrag (whether a THP allocation may stall
+ * to compact or reclaim: Quire does neither, an allocation that finds no
+ * block falls back to a smaller order at once) and shmem_enabled (THPs for
+ * shared memory and tmpfs: Quire's page cache holds 4 KiB folios only).
  */
+struct named_setting {
+	const char *const *names;
+	int nr, cur;
+};
+
 static const char *const defrag_names[] = { "always", "defer", "defer+madvise", "madvise", "never" };
-static int thp_defrag = 3;
+static const char *const shmem_names[] = { "always", "within_size", "advise", "never", "deny", "force" };
+static struct named_setting defrag = { defrag_names, ARRAY_SIZE(defrag_names), 3 };
+static struct named_setting shmem_enabled = { shmem_names, ARRAY_SIZE(shmem_names), 3 };
 
-int thp_defrag_show(char *buf, size_t size)
+static int setting_show(struct named_setting *s, char *buf, size_t size)
 {
-	int len = 0, cur = __atomic_load_n(&thp_defrag, __ATOMIC_RELAXED);
+	int len = 0, cur = __atomic_load_n(&s->cur, __ATOMIC_RELAXED);
 
-	for (int i = 0; i < (int)ARRAY_SIZE(defrag_names); i++)
+	for (int i = 0; i < s->nr; i++)
 		len += scnprintf(buf + len, size - len, i == cur ? "%s[%s]" : "%s%s",
-				 i ? " " : "", defrag_names[i]);
+				 i ? " " : "", s->names[i]);
 	return len + scnprintf(buf + len, size - len, "\n");
 }
 
-int thp_defrag_store(const char *buf, size_t len)
+/* Linux's sysfs_streq, as parse_mode: one trailing newline is dropped. */
+static int setting_store(struct named_setting *s, const char *buf, size_t len)
 {
 	len = strnlen(buf, len);
 	if (len && buf[len - 1] == '\n')
 		len--;
-	for (int i = 0; i < (int)ARRAY_SIZE(defrag_names); i++)
-		if (strlen(defrag_names[i]) == len && !strncmp(buf, defrag_names[i], len)) {
-			__atomic_store_n(&thp_defrag, i, __ATOMIC_RELAXED);
+	for (int i = 0; i < s->nr; i++)
+		if (strlen(s->names[i]) == len && !strncmp(buf, s->names[i], len)) {
+			__atomic_store_n(&s->cur, i, __ATOMIC_RELAXED);
 			return 0;
 		}
 	return -EINVAL;
+}
+
+int thp_defrag_show(char *buf, size_t size)
+{
+	return setting_show(&defrag, buf, size);
+}
+
+int thp_defrag_store(const char *buf, size_t len)
+{
+	return setting_store(&defrag, buf, len);
+}
+
+int thp_shmem_enabled_show(char *buf, size_t size)
+{
+	return setting_show(&shmem_enabled, buf, size);
+}
+
+int thp_shmem_enabled_store(const char *buf, size_t len)
+{
+	/* "deny" and "force" are for testing on Linux too; all are accepted. */
+	return setting_store(&shmem_enabled, buf, len);
 }
 
 int thp_hpage_pmd_size_show(char *buf, size_t size)

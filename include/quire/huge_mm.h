@@ -58,6 +58,9 @@ int thp_enabled_store(const char *buf, size_t len);
 /* defrag: Linux's five values, kept and shown; no effect (no compaction or reclaim). */
 int thp_defrag_show(char *buf, size_t size);
 int thp_defrag_store(const char *buf, size_t len);
+/* shmem_enabled: Linux's six values, kept and shown; no effect (4 KiB page-cache folios only). */
+int thp_shmem_enabled_show(char *buf, size_t size);
+int thp_shmem_enabled_store(const char *buf, size_t len);
 /* hpage_pmd_size: the size of a PMD mapping in bytes, "2097152\n". */
 int thp_hpage_pmd_size_show(char *buf, size_t size);
 int thp_order_enabled_show(unsigned int order, char *buf, size_t size);

@@ -138,14 +138,15 @@ static void listings_and_errors(void)
 			seen_enabled++;
 		else if (!strncmp(e->d_name, "hugepages-", 10) && e->d_type == DT_DIR)
 			seen_sizes++;
-		else if (!strcmp(e->d_name, "hpage_pmd_size") || !strcmp(e->d_name, "defrag"))
+		else if (!strcmp(e->d_name, "hpage_pmd_size") || !strcmp(e->d_name, "defrag") ||
+			 !strcmp(e->d_name, "shmem_enabled"))
 			seen_pmd_size++;
 		else
 			other++;
 	}
 	if (d)
 		closedir(d);
-	CHECK(seen_enabled == 1 && seen_sizes == 8 && seen_pmd_size == 2 && other == 0);
+	CHECK(seen_enabled == 1 && seen_sizes == 8 && seen_pmd_size == 3 && other == 0);
 	CHECK(open_errno("/proc/no_such_file", O_RDONLY) == ENOENT);
 	CHECK(open_errno(THP "/hugepages-64kB/nope", O_RDONLY) == ENOENT);
 	CHECK(open_errno("/proc/new", O_WRONLY | O_CREAT) == EACCES);
@@ -946,6 +947,13 @@ static void hpage_pmd_size(void)
 	      !strcmp(buf, "always defer [defer+madvise] madvise never\n"));
 	CHECK(put(THP "/defrag", "sometimes") == -EINVAL);
 	CHECK(put(THP "/defrag", "madvise") == 7);
+	CHECK(slurp(THP "/shmem_enabled", buf, sizeof(buf)) > 0 &&
+	      !strcmp(buf, "always within_size advise [never] deny force\n"));
+	CHECK(put(THP "/shmem_enabled", "advise") == 6);
+	CHECK(slurp(THP "/shmem_enabled", buf, sizeof(buf)) > 0 &&
+	      !strcmp(buf, "always within_size [advise] never deny force\n"));
+	CHECK(put(THP "/shmem_enabled", "huge") == -EINVAL);
+	CHECK(put(THP "/shmem_enabled", "never") == 5);
 	ktap_report("hpage_pmd_size_and_defrag", NULL);
 }
 
