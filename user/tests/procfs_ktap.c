@@ -933,27 +933,37 @@ static void self_status(void)
 	ktap_report("self_status", NULL);
 }
 
-static void hpage_pmd_size(void)
+static int reads(const char *path, const char *want)
 {
 	char buf[64];
 
-	CHECK(slurp(THP "/hpage_pmd_size", buf, sizeof(buf)) == 8 && !strcmp(buf, "2097152\n"));
+	return slurp(path, buf, sizeof(buf)) > 0 && !strcmp(buf, want);
+}
+
+/*
+ * A setting Quire keeps and shows (defrag, shmem_enabled): Linux's text
+ * with the default in brackets, a write of other that reads back as
+ * other_text, a bad value EINVAL, and the default written back.
+ */
+static void kept_setting(const char *path, const char *text, const char *other,
+			 const char *other_text, const char *dflt)
+{
+	CHECK(reads(path, text));
+	CHECK(put(path, other) == (long)strlen(other));
+	CHECK(reads(path, other_text));
+	CHECK(put(path, "sometimes") == -EINVAL);
+	CHECK(put(path, dflt) == (long)strlen(dflt));
+	CHECK(reads(path, text));
+}
+
+static void hpage_pmd_size(void)
+{
+	CHECK(reads(THP "/hpage_pmd_size", "2097152\n"));
 	CHECK(open_errno(THP "/hpage_pmd_size", O_WRONLY) == EACCES);
-	/* defrag: Linux's five values, madvise by default; a write reads back. */
-	CHECK(slurp(THP "/defrag", buf, sizeof(buf)) > 0 &&
-	      !strcmp(buf, "always defer defer+madvise [madvise] never\n"));
-	CHECK(put(THP "/defrag", "defer+madvise\n") == 14);
-	CHECK(slurp(THP "/defrag", buf, sizeof(buf)) > 0 &&
-	      !strcmp(buf, "always defer [defer+madvise] madvise never\n"));
-	CHECK(put(THP "/defrag", "sometimes") == -EINVAL);
-	CHECK(put(THP "/defrag", "madvise") == 7);
-	CHECK(slurp(THP "/shmem_enabled", buf, sizeof(buf)) > 0 &&
-	      !strcmp(buf, "always within_size advise [never] deny force\n"));
-	CHECK(put(THP "/shmem_enabled", "advise") == 6);
-	CHECK(slurp(THP "/shmem_enabled", buf, sizeof(buf)) > 0 &&
-	      !strcmp(buf, "always within_size [advise] never deny force\n"));
-	CHECK(put(THP "/shmem_enabled", "huge") == -EINVAL);
-	CHECK(put(THP "/shmem_enabled", "never") == 5);
+	kept_setting(THP "/defrag", "always defer defer+madvise [madvise] never\n",
+		     "defer+madvise\n", "always defer [defer+madvise] madvise never\n", "madvise");
+	kept_setting(THP "/shmem_enabled", "always within_size advise [never] deny force\n",
+		     "advise", "always within_size [advise] never deny force\n", "never");
 	ktap_report("hpage_pmd_size_and_defrag", NULL);
 }
 
