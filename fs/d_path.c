@@ -15,16 +15,6 @@
 #include <quire/errno.h>
 #include "internal.h"
 
-static char *dup_string(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = kmalloc(n, GFP_KERNEL);
-
-	if (d)
-		memcpy(d, s, n);
-	return d;
-}
-
 struct find_name {
 	struct dir_context ctx;
 	unsigned long ino;
@@ -136,7 +126,7 @@ long vfs_getcwd(struct inode *cwd, char *buf, size_t size)
  */
 char *vfs_real_path(struct inode *cwd, const char *path)
 {
-	char *p = dup_string(path), *out = NULL, *link = NULL;
+	char *p = kstrdup(path, GFP_KERNEL), *out = NULL, *link = NULL;
 	struct inode *dir = cwd ? igrab(cwd) : igrab(vfs_root);
 
 	for (int links = 0; p && links <= MAXSYMLINKS; links++) {
@@ -170,7 +160,7 @@ char *vfs_real_path(struct inode *cwd, const char *path)
 				break;
 			link[n] = '\0';
 			kfree(p);
-			p = dup_string(link);
+			p = kstrdup(link, GFP_KERNEL);
 			continue;
 		}
 		out = kmalloc(PATH_MAX, GFP_KERNEL);

@@ -90,16 +90,6 @@ static int dir_path(struct inode *dir, char *buf)
 	return n < 0 ? (int)n : 0;
 }
 
-static char *copy_string(const char *s)
-{
-	size_t len = strlen(s) + 1;
-	char *p = kmalloc(len, GFP_KERNEL);
-
-	if (p)
-		memcpy(p, s, len);
-	return p;
-}
-
 /* ---- mounting ---- */
 
 /*
@@ -116,7 +106,7 @@ static int attach(struct inode *dir, struct super_block *sb, const char *devname
 	if (sb->s_mounted)
 		err = -EBUSY;
 	else if (m && path && !(err = dir_path(dir, path)) &&
-		 (m->devname = copy_string(devname)) && (m->path = copy_string(path)))
+		 (m->devname = kstrdup(devname, GFP_KERNEL)) && (m->path = kstrdup(path, GFP_KERNEL)))
 		err = 0;
 	kfree(path);
 	if (err) {

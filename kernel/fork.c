@@ -125,14 +125,9 @@ static long do_clone(const struct clone_args_k *a)
 	child->mempolicy = parent->mempolicy;
 	if (!thread)
 		memcpy(child->rlim, parent->group_leader->rlim, sizeof(child->rlim));
-	if (!thread && parent->group_leader->exe_path) {
-		size_t n = strlen(parent->group_leader->exe_path) + 1;
-
-		child->exe_path = kmalloc(n, GFP_KERNEL);
-		if (!child->exe_path)
-			goto out_files;
-		memcpy(child->exe_path, parent->group_leader->exe_path, n);
-	}
+	if (!thread && parent->group_leader->exe_path &&
+	    !(child->exe_path = kstrdup(parent->group_leader->exe_path, GFP_KERNEL)))
+		goto out_files;
 	child->exit_signal = thread ? 0 : (int)(a->flags & CSIGNAL);	/* threads tell nobody */
 	if (thread) {
 		child->tgid = parent->tgid;

@@ -64,6 +64,17 @@ static inline void *kzalloc_node(size_t size, gfp_t gfp, int nid)
 	return kmalloc_node(size, gfp | __GFP_ZERO, nid);
 }
 
+/* A kmalloc'd copy of the string s (Linux's kstrdup), or NULL. */
+static inline char *kstrdup(const char *s, gfp_t gfp)
+{
+	size_t len = __builtin_strlen(s) + 1;
+	char *p = kmalloc(len, gfp);
+
+	if (p)
+		__builtin_memcpy(p, s, len);
+	return p;
+}
+
 /* n * size bytes, or NULL when the product overflows. */
 static inline void *kmalloc_array(size_t n, size_t size, gfp_t gfp)
 {
