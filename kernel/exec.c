@@ -398,7 +398,7 @@ static int prepare(struct elf_file *prog, struct elf_file *interp)
 static void exec_abort(struct task *t, struct mm_struct *mm, struct mm_struct *old)
 {
 	preempt_disable();
-	t->mm = old;
+	set_task_mm(t, old);
 	arch_switch_to(t, t);
 	preempt_enable();
 	if (!old)
@@ -429,7 +429,7 @@ int exec_image(const char *filename, const void *elf, size_t size,
 		goto out;
 	/* Switch to the new address space to fill it; switch back on failure. */
 	preempt_disable();
-	t->mm = mm;
+	set_task_mm(t, mm);
 	arch_switch_to(t, t);
 	preempt_enable();
 	down_write(&mm->mmap_lock);

@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) "pgrp: " fmt
 #include <quire/process.h>
+#include <quire/mmap.h>
 #include <quire/signal.h>
 #include <quire/syscalls.h>
 #include <quire/errno.h>
@@ -71,6 +72,32 @@ static struct task *find_process(int id, bool *thread)
 			return p;
 		}
 	return NULL;
+}
+
+int get_process_mm(int pid, struct mm_struct **mmp)
+{
+	struct task *p;
+	bool thread;
+	int err = 0;
+
+	spin_lock(&process_lock);
+	p = pid ? find_process(pid, &thread) : current;
+	if (!p)
+		err = -ESRCH;
+	else if (!p->mm)
+		err = -EINVAL;		/* exited (a zombie), or a kernel thread: Linux's answer */
+	else
+		atomic_inc(&p->mm->mm_users);	/* t->mm changes under process_lock (set_task_mm) */
+	*mmp = err ? NULL : p->mm;
+	spin_unlock(&process_lock);
+	return err;
+}
+
+void set_task_mm(struct task *t, struct mm_struct *mm)
+{
+	spin_lock(&process_lock);
+	t->mm = mm;
+	spin_unlock(&process_lock);
 }
 
 /* A process of group pgid (a zombie too), or NULL. Under process_lock. */

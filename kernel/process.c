@@ -146,7 +146,7 @@ void do_exit(int status)
 		futex_exit_robust_list();
 		exit_clear_child_tid(t, mm);
 		preempt_disable();
-		t->mm = NULL;
+		set_task_mm(t, NULL);
 		arch_load_kernel_pgd();
 		preempt_enable();
 		mmput(mm);

@@ -22,6 +22,7 @@
 #include <quire/smp.h>
 #include <quire/power.h>
 #include <quire/mempolicy.h>
+#include <quire/migrate.h>
 #include <quire/mmzone.h>
 #include <quire/numa.h>
 #include <quire/sched.h>
@@ -459,6 +460,8 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[302] = sys_prlimit64,
 	[238] = sys_set_mempolicy,
 	[239] = sys_get_mempolicy,
+	[256] = sys_migrate_pages,
+	[279] = sys_move_pages,
 	[309] = sys_getcpu,
 	[319] = sys_memfd_create,
 	[318] = sys_getrandom,

@@ -176,6 +176,24 @@ void *radix_tree_lookup(const struct radix_tree_root *root, unsigned long index)
 	return node->slots[slot_of(index, 1)];
 }
 
+void *radix_tree_replace(struct radix_tree_root *root, unsigned long index, void *item)
+{
+	struct radix_tree_node *node = root->rnode;
+	void *old;
+
+	if (!node || !item || index > max_index(root->height))
+		return NULL;
+	for (unsigned int h = root->height; h > 1; h--) {
+		node = node->slots[slot_of(index, h)];
+		if (!node)
+			return NULL;
+	}
+	old = node->slots[slot_of(index, 1)];
+	if (old)
+		node->slots[slot_of(index, 1)] = item;
+	return old;
+}
+
 void *radix_tree_delete(struct radix_tree_root *root, unsigned long index)
 {
 	return delete_and_prune(root, index);

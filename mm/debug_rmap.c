@@ -252,6 +252,27 @@ static void check_entry(struct vm_area_struct *vma, unsigned long addr, pte_t en
 }
 
 /*
+ * Quire's swap entries: hwpoison, naming a poisoned frame; migration
+ * (invariant 5), naming a page of a folio locked by the migration.
+ */
+static void check_swap_entry(struct mm_struct *mm, unsigned long addr, pte_t entry, swp_entry_t e)
+{
+	unsigned long pfn = swp_offset_pfn(e);
+
+	if (is_hwpoison_entry(e) && pfn_valid(pfn) && PageHWPoison(pfn_to_page(pfn)))
+		return;
+	if (is_migration_entry(e) && pfn_valid(pfn)) {
+		if (!folio_test_locked(page_folio(pfn_to_page(pfn))))
+			folio_problem(page_folio(pfn_to_page(pfn)), "mm %p: at %#lx a migration "
+				      "entry for pfn %#lx whose folio is not locked (invariant 5)",
+				      mm, addr, pfn);
+		return;
+	}
+	folio_problem(NULL, "mm %p: at %#lx a swap entry %#llx that names no poisoned frame "
+		      "and no page under migration", mm, addr, (unsigned long long)entry);
+}
+
+/*
  * Every entry of mm (invariants 4, 6 and 7 from the page-table side);
  * with_folios: also the folio side of each folio met, once per run.
  */
@@ -285,13 +306,8 @@ static int verify_mm_entries(struct mm_struct *mm, bool with_folios)
 				if (!pte_has_page(entry)) {
 					swp_entry_t e = pte_to_swp_entry(entry);
 
-					/* Quire's only swap entries: hwpoison, naming a poisoned frame. */
-					if (is_swap_pte(entry) && (!is_hwpoison_entry(e) ||
-					    !pfn_valid(swp_offset_pfn(e)) ||
-					    !PageHWPoison(pfn_to_page(swp_offset_pfn(e)))))
-						folio_problem(NULL, "mm %p: at %#lx a swap entry %#llx that "
-							      "names no poisoned frame", mm, addr,
-							      (unsigned long long)entry);
+					if (is_swap_pte(entry))
+						check_swap_entry(mm, addr, entry, e);
 					continue;
 				}
 				check_entry(vma, addr, entry, false);

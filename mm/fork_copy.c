@@ -44,6 +44,33 @@ static int copy_present_page(struct vm_area_struct *dst_vma, pte_t *dst, pte_t s
 	return 0;
 }
 
+/*
+ * A page being migrated: the child gets the entry too (it counts in rss;
+ * the restore maps the new page in both). In a private mapping a writable
+ * or exclusive entry becomes a plain read-only one on both sides: the page
+ * is shared from now on, and the first write copies it, as after any fork.
+ */
+static void copy_migration_entry(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+				 pte_t *dst, pte_t *src, pte_t entry, unsigned long addr)
+{
+	swp_entry_t e = pte_to_swp_entry(entry);
+
+	if (!(src_vma->vm_flags & VM_SHARED) &&
+	    (is_writable_migration_entry(e) || is_readable_exclusive_migration_entry(e))) {
+		swp_entry_t r = make_readable_migration_entry(swp_offset_pfn(e));
+
+		if (is_migration_entry_young(e))
+			r = make_migration_entry_young(r);
+		if (is_migration_entry_dirty(e))
+			r = make_migration_entry_dirty(r);
+		entry = swp_entry_to_pte(r);
+		set_pte(src, entry);
+	}
+	set_pte(dst, entry);
+	atomic_long_inc(&dst_vma->vm_mm->rss);
+	(void)addr;
+}
+
 /* Copy the PTEs of [addr, end) (one page table; both PTE tables' locks held). */
 static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 		     pte_t *dst, pte_t *src, unsigned long addr, unsigned long end)
@@ -58,7 +85,9 @@ static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_
 		int nr;
 
 		if (!pte_has_page(entry)) {
-			if (is_swap_pte(entry))
+			if (is_migration_pte(entry))
+				copy_migration_entry(dst_vma, src_vma, dst, src, entry, addr);
+			else if (is_swap_pte(entry))
 				set_pte(dst, entry);	/* a hwpoison entry: the child's access is SIGBUS too */
 			src++, dst++, addr += PAGE_SIZE;
 			continue;

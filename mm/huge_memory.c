@@ -254,7 +254,9 @@ void deferred_split_folio(struct folio *folio)
 	if (order < THP_ORDER_MIN || test_page_flag((struct page *)folio, PG_partially_mapped))
 		return;
 	spin_lock(&deferred_lock);
-	if (!test_page_flag((struct page *)folio, PG_partially_mapped)) {
+	/* An isolated folio's lru is on a migration list: putback queues it. */
+	if (!test_page_flag((struct page *)folio, PG_partially_mapped) &&
+	    !test_page_flag((struct page *)folio, PG_isolated)) {
 		set_page_flag((struct page *)folio, PG_partially_mapped);
 		list_add_tail(&folio->lru, &deferred_list);
 		deferred_len++;
@@ -284,6 +286,39 @@ void deferred_split_dequeue(struct folio *folio)
 	if (test_page_flag((struct page *)folio, PG_partially_mapped))
 		__deferred_split_dequeue(folio);
 	spin_unlock(&deferred_lock);
+}
+
+bool folio_isolate_deferred(struct folio *folio)
+{
+	bool isolated;
+
+	spin_lock(&deferred_lock);
+	isolated = !test_page_flag((struct page *)folio, PG_isolated);
+	if (isolated) {
+		set_page_flag((struct page *)folio, PG_isolated);
+		if (test_page_flag((struct page *)folio, PG_partially_mapped))
+			__deferred_split_dequeue(folio);
+	}
+	spin_unlock(&deferred_lock);
+	return isolated;
+}
+
+void folio_putback_deferred(struct folio *folio)
+{
+	spin_lock(&deferred_lock);
+	VM_BUG_ON_FOLIO(!test_page_flag((struct page *)folio, PG_isolated), folio);
+	clear_page_flag((struct page *)folio, PG_isolated);
+	INIT_LIST_HEAD(&folio->lru);
+	spin_unlock(&deferred_lock);
+	deferred_split_if_partial(folio);
+}
+
+void deferred_split_if_partial(struct folio *folio)
+{
+	if (folio_test_large(folio) && folio_test_anon(folio) && folio_mapped(folio) &&
+	    !folio_entire_mapcount(folio) &&
+	    (unsigned long)folio_nr_pages_mapped(folio) < folio_nr_pages(folio))
+		deferred_split_folio(folio);
 }
 
 unsigned long deferred_split_queue_len(void)
@@ -347,6 +382,15 @@ static bool split_pmd_one(struct folio *folio, struct vm_area_struct *vma,
 		flush_tlb_mm_range(vma->vm_mm, ALIGN_DOWN(address, PMD_SIZE),
 				   ALIGN_DOWN(address, PMD_SIZE) + PMD_SIZE);
 	return true;
+}
+
+void folio_split_pmd_mappings(struct folio *folio)
+{
+	struct rmap_walk_control rwc = { .rmap_one = split_pmd_one };
+
+	VM_BUG_ON_FOLIO(!folio_test_locked(folio), folio);
+	if (folio_entire_mapcount(folio))
+		rmap_walk(folio, &rwc);
 }
 
 /*
@@ -473,7 +517,7 @@ static int split_folio_metadata(struct folio *folio, unsigned int new_order,
 				   (1UL << PG_dirty) | (1UL << PG_user_alloc) |
 				   (1UL << PG_large_rmappable);
 	const unsigned long per_page = (~0UL << NODES_PGSHIFT) | (1UL << PG_anon_exclusive) |
-				       (1UL << PG_hwpoison);
+				       (1UL << PG_hwpoison) | (1UL << PG_isolated);
 	struct page *head = folio_page(folio, 0);
 	unsigned int order = folio_order(folio);
 	unsigned long nr = 1UL << order, step = 1UL << new_order;

@@ -33,6 +33,7 @@
 #include <quire/fs.h>
 #include <quire/pagemap.h>
 #include <quire/mempolicy.h>
+#include <quire/migrate.h>
 
 static struct page *zero_page;
 
@@ -67,11 +68,16 @@ static pte_t pte_batch_bits(pte_t pte)
 
 int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr)
 {
+	return rmap_batching ? folio_pte_run(folio, ptep, pte, max_nr) : 1;
+}
+
+int folio_pte_run(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr)
+{
 	unsigned long folio_end = folio_pfn(folio) + folio_nr_pages(folio);
 	pte_t expect = pte_batch_bits(pte);
 	int nr = 1;
 
-	if (!rmap_batching || !folio_test_large(folio))
+	if (!folio_test_large(folio))
 		return 1;
 	if ((unsigned long)max_nr > folio_end - pte_pfn(pte))
 		max_nr = (int)(folio_end - pte_pfn(pte));
@@ -428,14 +434,16 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 }
 
 /*
- * A fault on a swap entry: Quire's only kind is hwpoison (the page had a
- * memory error): -EHWPOISON, which the arch turns into SIGBUS
- * BUS_MCEERR_AR. Gone meanwhile (zapped): fault again.
+ * A fault on a swap entry. hwpoison (the page had a memory error):
+ * -EHWPOISON, which the arch turns into SIGBUS BUS_MCEERR_AR. A migration
+ * entry: wait until the migration unlocks its folio, then fault again
+ * (Linux's migration_entry_wait). Gone meanwhile (zapped): fault again.
  */
 static int do_swap_page(struct mm_struct *mm, pte_t *pmd, unsigned long addr)
 {
 	spinlock_t *ptl;
 	pte_t *pte = pte_offset_map_lock(mm, pmd, addr, &ptl), entry;
+	swp_entry_t e;
 
 	if (!pte)
 		return -EAGAIN;
@@ -443,8 +451,19 @@ static int do_swap_page(struct mm_struct *mm, pte_t *pmd, unsigned long addr)
 	pte_unmap_unlock(pte, ptl);
 	if (!is_swap_pte(entry))
 		return -EAGAIN;
-	if (is_hwpoison_entry(pte_to_swp_entry(entry)))
+	e = pte_to_swp_entry(entry);
+	if (is_hwpoison_entry(e))
 		return -EHWPOISON;
+	if (is_migration_entry(e)) {
+		/*
+		 * No reference taken (it would make the migration fail its
+		 * reference count check): the memmap entry stays, whatever
+		 * becomes of the folio, and a folio unlocked, freed and reused
+		 * meanwhile only makes this a short wait on someone else's lock.
+		 */
+		migration_entry_wait_on_locked(e);
+		return -EAGAIN;
+	}
 	pr_err("fault at %#lx: unknown swap entry %#llx\n", addr, (unsigned long long)entry);
 	return -EFAULT;
 }

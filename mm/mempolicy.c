@@ -94,7 +94,7 @@ struct folio *mpol_folio_alloc(gfp_t gfp, unsigned int order, unsigned long addr
  * bit less). Bits below 1024 go to *nodes (those above Quire's nodes are
  * kept apart in *other, to tell an empty mask from one of absent nodes).
  */
-static int get_nodes(u64 *nodes, bool *other, u64 umask, u64 maxnode)
+int get_nodes(u64 *nodes, bool *other, u64 umask, u64 maxnode)
 {
 	u64 words[LINUX_MAX_NUMNODES / BITS_PER_U64] = { 0 }, w;
 

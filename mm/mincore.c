@@ -10,6 +10,7 @@
  */
 #include <quire/mmap.h>
 #include <quire/mm.h>
+#include <quire/swapops.h>
 #include <quire/pagemap.h>
 #include <quire/syscalls.h>
 #include <quire/uaccess.h>
@@ -36,7 +37,7 @@ static void mincore_block(struct mm_struct *mm, unsigned long addr, unsigned lon
 		return;
 	}
 	for (unsigned long i = 0; i < n; i++)
-		vec[i] = pte_has_page(pte[i]);
+		vec[i] = pte_has_page(pte[i]) || is_migration_pte(pte[i]);	/* Linux: resident */
 	pte_unmap_unlock(pte, ptl);
 }
 

@@ -14,6 +14,7 @@
  */
 #include <quire/mmap.h>
 #include <quire/mm.h>
+#include <quire/swapops.h>
 #include <quire/mm_internal.h>
 #include <quire/rmap.h>
 #include <quire/huge_mm.h>
@@ -24,6 +25,32 @@ static pte_t new_protection(pte_t old, struct page *page, unsigned long vm_flags
 		     ((vm_flags & VM_SHARED) || (page && PageAnonExclusive(page)));
 	return pte_modify(old, write, vm_flags & VM_EXEC,
 			  !(vm_flags & (VM_READ | VM_WRITE | VM_EXEC)));
+}
+
+/*
+ * A page being migrated in a range that loses write access: its entry
+ * becomes read-only (exclusive for an anonymous page, which a write fault
+ * may reuse), so that the restore maps it read-only. Linux does the same.
+ */
+static bool change_migration_entry(pte_t *pte, pte_t entry, unsigned long vm_flags)
+{
+	swp_entry_t e, r;
+	unsigned long pfn;
+
+	if (!is_migration_pte(entry) || (vm_flags & VM_WRITE))
+		return false;
+	e = pte_to_swp_entry(entry);
+	if (!is_writable_migration_entry(e))
+		return false;
+	pfn = swp_offset_pfn(e);
+	r = folio_test_anon(page_folio(pfn_to_page(pfn))) ?
+	    make_readable_exclusive_migration_entry(pfn) : make_readable_migration_entry(pfn);
+	if (is_migration_entry_young(e))
+		r = make_migration_entry_young(r);
+	if (is_migration_entry_dirty(e))
+		r = make_migration_entry_dirty(r);
+	set_pte(pte, swp_entry_to_pte(r));	/* not present: no MMU writes it meanwhile */
+	return true;
 }
 
 static struct page *entry_page(pte_t entry, unsigned long pfn)
@@ -51,6 +78,7 @@ static bool change_pte_range(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 		int nr = 1;
 
 		if (!pte_has_page(entry)) {
+			changed |= change_migration_entry(pte, entry, vm_flags);
 			addr += PAGE_SIZE;
 			continue;
 		}

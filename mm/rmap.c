@@ -36,6 +36,7 @@
 #include <quire/printk.h>
 #include <quire/cmdline.h>
 #include <quire/mm_internal.h>
+#include <quire/swapops.h>
 
 bool rmap_batching = true;
 CMDLINE_BOOL("rmap_batch", rmap_batching,
@@ -551,13 +552,15 @@ static bool pfn_in_folio(struct page_vma_mapped_walk *pvmw, unsigned long pfn)
 }
 
 /*
- * Present PTEs and PROT_NONE-kept PTEs map a page. Migration and
- * device-private entries (not implemented yet: page migration, device
- * memory) will be non-present entries with their own encoding; this is the
- * one place that will learn to recognise them.
+ * Present PTEs and PROT_NONE-kept PTEs map a page; with PVMW_MIGRATION,
+ * the walk looks for migration entries naming a page of the folio instead.
+ * (Device-private entries will be recognised here too.)
  */
 static bool check_pte(struct page_vma_mapped_walk *pvmw, pte_t pte)
 {
+	if (pvmw->flags & PVMW_MIGRATION)
+		return is_migration_pte(pte) &&
+		       pfn_in_folio(pvmw, swp_offset_pfn(pte_to_swp_entry(pte)));
 	return pte_has_page(pte) && pfn_in_folio(pvmw, pte_pfn(pte));
 }
 
@@ -632,7 +635,8 @@ bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
 				continue;
 			}
 			if (pmd_leaf(pmdval)) {
-				if (pfn_in_folio(pvmw, pmd_pfn(pmdval)) && pvmw_lock_pmd(pvmw, pmd, &again)) {
+				if (!(pvmw->flags & PVMW_MIGRATION) &&
+				    pfn_in_folio(pvmw, pmd_pfn(pmdval)) && pvmw_lock_pmd(pvmw, pmd, &again)) {
 					pvmw->pmd = pmd;
 					pvmw->address = ALIGN_DOWN(addr, PMD_SIZE);
 					return true;

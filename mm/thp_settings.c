@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) "thp: " fmt
 #include <quire/huge_mm.h>
+#include <quire/migrate.h>
 #include <quire/mmap.h>
 #include <quire/mm.h>
 #include <quire/numa.h>
@@ -400,5 +401,8 @@ int vmstat_show(char *buf, size_t size)
 	for (int i = 0; i < NR_THP_VM_EVENTS; i++)
 		len += scnprintf(buf + len, size - len, "%s %lu\n", thp_vm_event_names[i],
 				 thp_event_read(i));
+	for (int i = 0; i < NR_MIGRATE_EVENTS; i++)
+		len += scnprintf(buf + len, size - len, "%s %ld\n", migrate_event_names[i],
+				 atomic_long_read(&migrate_events[i]));
 	return len;
 }

@@ -71,8 +71,15 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 		int nr;
 
 		if (!pte_has_page(entry)) {
+			/*
+			 * A migration entry counts in rss (its page comes back
+			 * when the migration ends); a hwpoison entry has
+			 * nothing behind it. Neither holds a folio reference.
+			 */
+			if (is_migration_pte(entry))
+				atomic_long_dec(&mm->rss);
 			if (is_swap_pte(entry))
-				pte_clear(mm, addr, pte);	/* a hwpoison entry: nothing behind it */
+				pte_clear(mm, addr, pte);
 			addr += PAGE_SIZE;
 			pte++;
 			continue;

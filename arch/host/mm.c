@@ -87,3 +87,11 @@ void host_mm_exit(void)
 	host_phys_base = NULL;
 	memset(node_data, 0, sizeof(node_data));
 }
+
+/* No processes on the host build: the syscalls that look one up are the kernel's. */
+int get_process_mm(int pid, struct mm_struct **mmp)
+{
+	(void)pid;
+	*mmp = NULL;
+	return -ESRCH;
+}

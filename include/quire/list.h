@@ -67,6 +67,20 @@ static inline void list_move_tail(struct list_head *e, struct list_head *head)
 	list_add_tail(e, head);
 }
 
+/* Move every entry of list, in order, to the end of head; list is left empty. */
+static inline void list_splice_tail_init(struct list_head *list, struct list_head *head)
+{
+	struct list_head *first = list->next, *last = list->prev, *at = head->prev;
+
+	if (list == first)
+		return;
+	first->prev = at;
+	at->next = first;
+	last->next = head;
+	head->prev = last;
+	INIT_LIST_HEAD(list);
+}
+
 static inline bool list_empty(const struct list_head *head)
 {
 	return head->next == head;

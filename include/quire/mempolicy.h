@@ -50,6 +50,13 @@ struct mempolicy {
  */
 struct folio *mpol_folio_alloc(gfp_t gfp, unsigned int order, unsigned long addr);
 
+/*
+ * A node mask from user space (maxnode bits at umask, Linux's counting):
+ * Quire's nodes in *nodes, *other set when bits name nodes Quire does not
+ * have. 0, -EINVAL (maxnode too large, bits beyond 1024 set), -EFAULT.
+ */
+int get_nodes(u64 *nodes, bool *other, u64 umask, u64 maxnode);
+
 long sys_set_mempolicy(u64 mode, u64 nmask, u64 maxnode, u64 a3, u64 a4, u64 a5);
 long sys_get_mempolicy(u64 policy, u64 nmask, u64 maxnode, u64 addr, u64 flags, u64 a5);
 

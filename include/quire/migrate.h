@@ -25,6 +25,8 @@
 #include <quire/types.h>
 #include <quire/list.h>
 #include <quire/gfp.h>
+#include <quire/atomic.h>
+#include <quire/swapops.h>
 
 struct folio;
 struct page;
@@ -81,6 +83,21 @@ int migrate_pages(struct list_head *from, new_folio_t get_new_folio, free_folio_
 
 /* Batching switch (default on): off, unmap and restore one PTE at a time. */
 extern bool migrate_batching;
+
+/* A fault met a migration entry: sleep until its folio is unlocked (then fault again). */
+void migration_entry_wait_on_locked(swp_entry_t entry);
+
+/* /proc/vmstat's migration counters, with Linux's names. */
+enum migrate_event {
+	PGMIGRATE_SUCCESS,	/* base pages moved */
+	PGMIGRATE_FAIL,		/* base pages that could not be */
+	THP_MIGRATION_SUCCESS,	/* PMD-sized folios moved whole */
+	THP_MIGRATION_FAIL,
+	THP_MIGRATION_SPLIT,	/* PMD-sized folios split to move (no target of their size) */
+	NR_MIGRATE_EVENTS
+};
+extern atomic_long_t migrate_events[NR_MIGRATE_EVENTS];
+extern const char *const migrate_event_names[NR_MIGRATE_EVENTS];
 
 long sys_move_pages(u64 pid, u64 nr_pages, u64 pages, u64 nodes, u64 status, u64 flags);
 long sys_migrate_pages(u64 pid, u64 maxnode, u64 old_nodes, u64 new_nodes, u64 a4, u64 a5);

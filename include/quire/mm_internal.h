@@ -51,6 +51,8 @@ pte_t zero_page_pte(struct vm_area_struct *vma);
  * folio's end. Always 1 with rmap_batching off.
  */
 int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr);
+/* The same run whatever rmap_batching says (migration has a switch of its own). */
+int folio_pte_run(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr);
 
 /* rmap.c: the free path of an anonymous folio (page_alloc.c calls it); one more folio reference. */
 void folio_free_anon(struct folio *folio);
@@ -61,6 +63,18 @@ void anon_vma_get(struct anon_vma *av);
 /* Queue a partially mapped large anon folio for splitting; take it off the queue. */
 void deferred_split_folio(struct folio *folio);
 void deferred_split_dequeue(struct folio *folio);
+/*
+ * Migration's isolation (mm/migrate.c): set PG_isolated, taking the folio
+ * off the deferred split queue (both share folio->lru), under the queue's
+ * lock: false when it was isolated already. A partly mapped folio goes
+ * back on the queue when it is put back.
+ */
+bool folio_isolate_deferred(struct folio *folio);
+void folio_putback_deferred(struct folio *folio);
+/* Queue a large anonymous folio that is mapped only in part (after a migration, a putback). */
+void deferred_split_if_partial(struct folio *folio);
+/* Turn every PMD mapping of a locked large anonymous folio into PTEs. */
+void folio_split_pmd_mappings(struct folio *folio);
 /*
  * What a fault handler for one page-table level did (Linux's vm_fault_t,
  * the kinds Quire needs). handle_mm_fault turns it into 0 or -errno.

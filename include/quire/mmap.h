@@ -169,6 +169,13 @@ int pte_alloc(struct mm_struct *mm, pte_t *pmd);
 #define STACK_GUARD_GAP	(256UL << PAGE_SHIFT)	/* Linux's stack_guard_gap: no mmap just below a stack */
 
 struct mm_struct *mm_alloc(void);
+/*
+ * The address space of process pid (0: the caller's), with a reference
+ * (mmput it): 0, -ESRCH (no such process), -EINVAL (it has none: exited).
+ * For move_pages and migrate_pages on another process (kernel/pgrp.c; the
+ * host build has no processes: -ESRCH there, arch/host/mm.c).
+ */
+int get_process_mm(int pid, struct mm_struct **mmp);
 /* Drop a user; the last one frees every page, table and VMA. */
 void mmput(struct mm_struct *mm);
 

@@ -60,6 +60,16 @@ static inline bool node_has_memory(int nid)
 	return node_online(nid) && numa_nodes[nid].present_bytes > 0;
 }
 
+/* How many nodes a mask names (no popcount instruction or libgcc in the kernel). */
+static inline int nodes_weight(u64 mask)
+{
+	int n = 0;
+
+	for (; mask; mask &= mask - 1)
+		n++;
+	return n;
+}
+
 /* The nodes with memory, as a mask (bit n: node n). */
 static inline u64 nodes_with_memory_mask(void)
 {

@@ -25,6 +25,7 @@ enum pageflags {
 	PG_large_rmappable,	/* folio: large folio that the rmap can handle */
 	PG_user_alloc,		/* folio: allocated with __GFP_MOVABLE (counted as user memory) */
 	PG_partially_mapped,	/* folio: large anon, some pages unmapped: on the deferred split queue */
+	PG_isolated,		/* folio: taken for migration, on a migration list (mm/migrate.c) */
 	NR_PAGEFLAGS,
 };
 

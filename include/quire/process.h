@@ -52,6 +52,9 @@ void process_list_add(struct task *t);
 extern spinlock_t process_lock;
 extern struct list_head process_list;
 
+/* A task's mm changes (exec, exit) under process_lock, for get_process_mm (quire/mmap.h). */
+void set_task_mm(struct task *t, struct mm_struct *mm);
+
 /* Job control (kernel/pgrp.c, docs/signals.md): a process's group and session. */
 static inline int task_pgid(const struct task *t)
 {

@@ -46,6 +46,8 @@ static inline bool radix_tree_empty(const struct radix_tree_root *root)
 int radix_tree_insert(struct radix_tree_root *root, unsigned long index, void *item, gfp_t gfp);
 /* The item at index, or NULL. */
 void *radix_tree_lookup(const struct radix_tree_root *root, unsigned long index);
+/* Put item (not NULL) where an item is at index: the old item, or NULL (nothing there: nothing changed). No allocation. */
+void *radix_tree_replace(struct radix_tree_root *root, unsigned long index, void *item);
 /* Remove and return the item at index (NULL if none); frees emptied nodes. */
 void *radix_tree_delete(struct radix_tree_root *root, unsigned long index);
 /*

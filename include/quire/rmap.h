@@ -214,15 +214,21 @@ void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_are
  * it returns false; each true leaves pte or pmd (the other NULL) pointing
  * at one mapping, with the lock of the table holding that entry held in
  * ptl (the PTE table's for a PTE, the PMD table's for a PMD). A caller that stops
- * early calls page_vma_mapped_walk_done. Migration and device-private
- * entries (not implemented yet) will be recognised in rmap.c's check_pte.
+ * early calls page_vma_mapped_walk_done. With PVMW_MIGRATION in flags it
+ * finds the migration entries that name the folio's pages instead (PTEs
+ * only: Quire makes no PMD migration entries). A caller that handled a run
+ * of entries from pte on may move pte and address to the run's last entry
+ * (in the same table) before the next call.
  */
+
+#define PVMW_MIGRATION	(1 << 0)
 
 struct page_vma_mapped_walk {
 	struct folio *folio;
 	unsigned long pfn, nr_pages;
 	struct vm_area_struct *vma;
 	unsigned long address;		/* in: the folio's first page; out: this entry's */
+	unsigned int flags;		/* in: PVMW_MIGRATION */
 	pte_t *pmd;			/* a PMD mapping (a pmd entry), or NULL */
 	pte_t *pte;			/* a PTE mapping, or NULL */
 	spinlock_t *ptl;		/* held while pte or pmd is set */

@@ -7,9 +7,15 @@
  *   SWP_HWPOISON   the page had a memory error (mm/memory-failure.c): an
  *                  access is SIGBUS BUS_MCEERR_AR, fork copies the entry,
  *                  munmap and MADV_DONTNEED drop it.
+ *   SWP_MIGRATION_READ, _READ_EXCLUSIVE, _WRITE
+ *                  the page is being migrated (mm/migrate.c) and its folio
+ *                  is locked: an access waits for the lock and faults again.
+ *                  The kind keeps what the PTE allowed (read only; read
+ *                  and PageAnonExclusive; write), and two offset bits above
+ *                  the frame keep its young and dirty bits.
  *
- * (Migration and device-private entries will be kinds of their own.) The
- * bits are the architecture's (asm/pte_format.h); mm/ uses these names.
+ * (Device-private entries will be a kind of their own.) The bits are the
+ * architecture's (asm/pte_format.h); mm/ uses these names.
  */
 #ifndef QUIRE_SWAPOPS_H
 #define QUIRE_SWAPOPS_H
@@ -21,7 +27,17 @@ typedef struct {
 	unsigned long type, offset;
 } swp_entry_t;
 
-#define SWP_HWPOISON	31	/* Linux's last type numbers are the non-swap kinds */
+/* Linux's last type numbers are the non-swap kinds. */
+#define SWP_MIGRATION_READ		28
+#define SWP_MIGRATION_READ_EXCLUSIVE	29
+#define SWP_MIGRATION_WRITE		30
+#define SWP_HWPOISON			31
+
+/* Offset bits of a migration entry above the frame number (Linux's SWP_MIG_*_BIT). */
+#define SWP_PFN_BITS		46
+#define SWP_PFN_MASK		((1UL << SWP_PFN_BITS) - 1)
+#define SWP_MIG_YOUNG		(1UL << SWP_PFN_BITS)
+#define SWP_MIG_DIRTY		(1UL << (SWP_PFN_BITS + 1))
 
 static inline swp_entry_t swp_entry(unsigned long type, unsigned long offset)
 {
@@ -54,10 +70,66 @@ static inline bool is_hwpoison_entry(swp_entry_t e)
 	return e.type == SWP_HWPOISON;
 }
 
+static inline bool is_migration_entry(swp_entry_t e)
+{
+	return e.type >= SWP_MIGRATION_READ && e.type <= SWP_MIGRATION_WRITE;
+}
+
+static inline bool is_writable_migration_entry(swp_entry_t e)
+{
+	return e.type == SWP_MIGRATION_WRITE;
+}
+
+static inline bool is_readable_exclusive_migration_entry(swp_entry_t e)
+{
+	return e.type == SWP_MIGRATION_READ_EXCLUSIVE;
+}
+
+static inline swp_entry_t make_readable_migration_entry(unsigned long pfn)
+{
+	return swp_entry(SWP_MIGRATION_READ, pfn);
+}
+
+static inline swp_entry_t make_readable_exclusive_migration_entry(unsigned long pfn)
+{
+	return swp_entry(SWP_MIGRATION_READ_EXCLUSIVE, pfn);
+}
+
+static inline swp_entry_t make_writable_migration_entry(unsigned long pfn)
+{
+	return swp_entry(SWP_MIGRATION_WRITE, pfn);
+}
+
+static inline bool is_migration_entry_young(swp_entry_t e)
+{
+	return e.offset & SWP_MIG_YOUNG;
+}
+
+static inline bool is_migration_entry_dirty(swp_entry_t e)
+{
+	return e.offset & SWP_MIG_DIRTY;
+}
+
+static inline swp_entry_t make_migration_entry_young(swp_entry_t e)
+{
+	return swp_entry(e.type, e.offset | SWP_MIG_YOUNG);
+}
+
+static inline swp_entry_t make_migration_entry_dirty(swp_entry_t e)
+{
+	return swp_entry(e.type, e.offset | SWP_MIG_DIRTY);
+}
+
+/* The PTE is a migration entry. */
+static inline bool is_migration_pte(pte_t pte)
+{
+	return is_swap_pte(pte) && is_migration_entry(pte_to_swp_entry(pte));
+}
+
 /* A kind whose offset is a page frame (every kind Quire has). */
 static inline unsigned long swp_offset_pfn(swp_entry_t e)
 {
-	return e.offset;
+	return e.offset & SWP_PFN_MASK;
 }
 
 #endif
