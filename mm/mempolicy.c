@@ -204,8 +204,10 @@ static int make_policy(struct mempolicy *pol, unsigned int mode, unsigned int fl
 
 	*pol = (struct mempolicy){ .mode = (u16)mode, .flags = (u16)flags, .user_nodes = nodes,
 				   .home_node = NUMA_NO_NODE, .il_prev = MAX_NUMNODES - 1 };
-	if (mode == MPOL_DEFAULT)
+	if (mode == MPOL_DEFAULT) {
+		*pol = default_policy;	/* Linux's NULL policy: no flags are kept */
 		return empty ? 0 : -EINVAL;
+	}
 	if (mode == MPOL_PREFERRED && empty) {
 		if (flags & (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES))
 			return -EINVAL;

@@ -238,9 +238,10 @@ static void split_and_merge(void)
 	CHECK(mbind_(p, PAGE, MPOL_BIND | MPOL_F_STATIC_NODES, one, 0) == 0);
 	CHECK(vmas_in(p, 4 * PAGE) == 3);
 	CHECK(vma_pol(p, &got) == (MPOL_BIND | MPOL_F_STATIC_NODES) && got == one);
-	/* Back to the default: one VMA again. */
-	CHECK(mbind_(p, 4 * PAGE, MPOL_DEFAULT, 0, 0) == 0);
+	/* Back to the default (whose flags are not kept): one VMA again. */
+	CHECK(mbind_(p, 4 * PAGE, MPOL_DEFAULT | MPOL_F_STATIC_NODES, 0, 0) == 0);
 	CHECK(vmas_in(p, 4 * PAGE) == 1);
+	CHECK(vma_pol(p, &got) == MPOL_DEFAULT && got == 0);
 	munmap(p, 4 * PAGE);
 	ktap_report("split_and_merge", NULL);
 }
