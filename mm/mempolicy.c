@@ -239,18 +239,29 @@ static int split_mode(u64 arg, unsigned int *mode, unsigned int *flags)
 	return 0;
 }
 
+/* What set_mempolicy and mbind are asked for: the mode, its flags, the user's nodes. */
+struct policy_args {
+	unsigned int mode, flags;
+	u64 nodes;		/* the bits below MAX_NUMNODES */
+	bool other;		/* bits set above them (absent nodes) */
+};
+
+/* Linux's sanitize_mpol_flags, then get_nodes: 0 or -EINVAL / -EFAULT. */
+static int get_policy_args(struct policy_args *a, u64 mode_arg, u64 nmask, u64 maxnode)
+{
+	int err = split_mode(mode_arg, &a->mode, &a->flags);
+
+	return err ? err : get_nodes(&a->nodes, &a->other, nmask, maxnode);
+}
+
 long sys_set_mempolicy(u64 mode_arg, u64 nmask, u64 maxnode, u64 a3, u64 a4, u64 a5)
 {
-	unsigned int mode, flags;
+	struct policy_args a;
 	struct mempolicy pol;
-	bool other;
-	u64 nodes;
-	int err = split_mode(mode_arg, &mode, &flags);
+	int err = get_policy_args(&a, mode_arg, nmask, maxnode);
 
 	if (!err)
-		err = get_nodes(&nodes, &other, nmask, maxnode);
-	if (!err)
-		err = make_policy(&pol, mode, flags, nodes, other);
+		err = make_policy(&pol, a.mode, a.flags, a.nodes, a.other);
 	if (!err)
 		current->mempolicy = pol;
 	return err;
@@ -402,8 +413,7 @@ static void queue_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
 	struct queue_pages *qp = container_of(w, struct queue_pages, w);
 	struct page *page;
 
-	if (pte_has_page(pte))
-		queue_folio(qp, normal_folio(pte_pfn(pte), &page));
+	queue_folio(qp, pte_normal_folio(pte, &page));
 }
 
 static void queue_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd)
@@ -532,16 +542,13 @@ static int mbind_range_args(u64 start, u64 len, unsigned long *end)
 
 long sys_mbind(u64 start, u64 len, u64 mode_arg, u64 nmask, u64 maxnode, u64 flags_arg)
 {
-	unsigned int mode, mode_flags, flags = (unsigned int)flags_arg;
+	unsigned int flags = (unsigned int)flags_arg;
 	struct mm_struct *mm = current->mm;
+	struct policy_args a;
 	struct mempolicy pol;
 	unsigned long end;
-	bool other;
-	u64 nodes;
-	long err = split_mode(mode_arg, &mode, &mode_flags);
+	long err = get_policy_args(&a, mode_arg, nmask, maxnode);
 
-	if (!err)
-		err = get_nodes(&nodes, &other, nmask, maxnode);
 	if (err)
 		return err;
 	if (flags & ~MPOL_MF_VALID)
@@ -550,13 +557,13 @@ long sys_mbind(u64 start, u64 len, u64 mode_arg, u64 nmask, u64 maxnode, u64 fla
 	err = mbind_range_args(start, len, &end);
 	if (err || end == start)
 		return err;
-	if (mode == MPOL_DEFAULT)
+	if (a.mode == MPOL_DEFAULT)
 		flags &= ~MPOL_MF_STRICT;
-	err = make_policy(&pol, mode, mode_flags, nodes, other);
+	err = make_policy(&pol, a.mode, a.flags, a.nodes, a.other);
 	if (err)
 		return err;
 	down_write(&mm->mmap_lock);
-	err = do_mbind(mm, start, end, &pol, nodes, flags);
+	err = do_mbind(mm, start, end, &pol, a.nodes, flags);
 	up_write(&mm->mmap_lock);
 	return err;
 }

@@ -52,3 +52,8 @@ struct folio *normal_folio(unsigned long pfn, struct page **pagep)
 	*pagep = page;
 	return folio;
 }
+
+struct folio *pte_normal_folio(pte_t pte, struct page **pagep)
+{
+	return pte_has_page(pte) ? normal_folio(pte_pfn(pte), pagep) : NULL;
+}

@@ -163,12 +163,9 @@ static void smaps_account(struct smaps_walk *s, struct folio *folio, struct page
 static void smaps_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
 {
 	struct smaps_walk *s = container_of(w, struct smaps_walk, w);
-	struct folio *folio;
 	struct page *page;
+	struct folio *folio = pte_normal_folio(pte, &page);
 
-	if (!pte_has_page(pte))
-		return;
-	folio = normal_folio(pte_pfn(pte), &page);
 	if (folio)
 		smaps_account(s, folio, page, 1, pte, false);
 }
@@ -337,12 +334,9 @@ static void numa_gather(struct numa_maps_walk *md, struct folio *folio, struct p
 static void numa_maps_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
 {
 	struct numa_maps_walk *md = container_of(w, struct numa_maps_walk, w);
-	struct folio *folio;
 	struct page *page;
+	struct folio *folio = pte_normal_folio(pte, &page);
 
-	if (!pte_has_page(pte))
-		return;
-	folio = normal_folio(pte_pfn(pte), &page);
 	if (folio)
 		numa_gather(md, folio, page, 1, pte);
 }

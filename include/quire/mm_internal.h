@@ -125,6 +125,8 @@ void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end, st
  * with no struct page. Page-table lock held.
  */
 struct folio *normal_folio(unsigned long pfn, struct page **pagep);
+/* The same for what a PTE maps: NULL when it maps no frame or a special page. */
+struct folio *pte_normal_folio(pte_t pte, struct page **pagep);
 
 /* mmap.c */
 /* v (just mapped, moved, grown or given new flags) joins compatible neighbours: the VMA now holding it. */

@@ -14,23 +14,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#ifndef SYS_set_mempolicy_home_node
-#define SYS_set_mempolicy_home_node 450
-#endif
+#include "mempolicy_uapi.h"
 
-#define MPOL_DEFAULT		0
-#define MPOL_PREFERRED		1
-#define MPOL_BIND		2
-#define MPOL_INTERLEAVE		3
-#define MPOL_LOCAL		4
-#define MPOL_PREFERRED_MANY	5
-#define MPOL_F_RELATIVE_NODES	(1 << 14)
-#define MPOL_F_STATIC_NODES	(1 << 15)
-#define MPOL_F_NODE		(1 << 0)
-#define MPOL_F_ADDR		(1 << 1)
-#define MPOL_MF_STRICT		(1 << 0)
-#define MPOL_MF_MOVE		(1 << 1)
-#define MPOL_MF_MOVE_ALL	(1 << 2)
 #define PAGE			4096UL
 
 static long mbind_(char *start, unsigned long len, long mode, unsigned long mask, unsigned long flags)

@@ -20,21 +20,8 @@
 #include <unistd.h>
 #include "ktap.h"
 #include "proc_files.h"
+#include "mempolicy_uapi.h"
 
-#ifndef SYS_set_mempolicy_home_node
-#define SYS_set_mempolicy_home_node 450
-#endif
-
-enum { MPOL_DEFAULT, MPOL_PREFERRED, MPOL_BIND, MPOL_INTERLEAVE, MPOL_LOCAL,
-       MPOL_PREFERRED_MANY, MPOL_WEIGHTED_INTERLEAVE, MPOL_MAX };
-#define MPOL_F_RELATIVE_NODES	(1 << 14)
-#define MPOL_F_STATIC_NODES	(1 << 15)
-#define MPOL_F_NODE		(1 << 0)
-#define MPOL_F_ADDR		(1 << 1)
-#define MPOL_MF_STRICT		(1 << 0)
-#define MPOL_MF_MOVE		(1 << 1)
-#define MPOL_MF_MOVE_ALL	(1 << 2)
-#define MPOL_MF_LAZY		(1 << 3)
 #define PAGE			4096UL
 #define NPAGES			16
 
@@ -153,24 +140,6 @@ static const char *numa_maps_line(char *p)
 			break;
 		}
 	return line;
-}
-
-/* "0-2" or "0,2" into a mask. */
-static unsigned long parse_list(const char *s)
-{
-	unsigned long m = 0;
-
-	while (*s >= '0' && *s <= '9') {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long i = a; i <= b && i < 64; i++)
-			m |= 1UL << i;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return m;
 }
 
 static void errors(void)
@@ -433,7 +402,7 @@ static void numa_maps_lines(void)
 		CHECK(p && mbind_(p, PAGE, MPOL_INTERLEAVE, mem_nodes, 0) == 0);
 		line = numa_maps_line(p);
 		snprintf(il, sizeof(il), "%08lx interleave:", (unsigned long)p);
-		CHECK(!strncmp(line, il, strlen(il)) && parse_list(line + strlen(il)) == mem_nodes);
+		CHECK(!strncmp(line, il, strlen(il)) && parse_id_list(line + strlen(il)) == mem_nodes);
 		CHECK(p && mbind_(p, PAGE, MPOL_LOCAL, 0, 0) == 0);
 		snprintf(il, sizeof(il), "%08lx local", (unsigned long)p);
 		CHECK(!strcmp(numa_maps_line(p), il));
@@ -445,49 +414,35 @@ static void numa_maps_lines(void)
 	ktap_report("numa_maps_lines", NULL);
 }
 
-/* The value of "name N" in a file, or -1. */
-static long stat_of(const char *path, const char *name)
-{
-	static char buf[4096];
-	size_t len = strlen(name);
-
-	if (slurp(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (!strncmp(l, name, len) && l[len] == ' ')
-			return strtol(l + len + 1, NULL, 10);
-	return -1;
-}
-
 static void node_counters(void)
 {
 	static const char *const names[] = { "numa_hit", "numa_miss", "numa_foreign",
 					     "interleave_hit", "local_node", "other_node" };
-	char numastat[96], vmstat[96], status[4096];
+	char numastat[96], node_vmstat[96], status[4096];
 	long hit, il, vm_hit;
 	char *p = map(NPAGES);
 
 	snprintf(numastat, sizeof(numastat), "/sys/devices/system/node/node%d/numastat", last_node);
-	snprintf(vmstat, sizeof(vmstat), "/sys/devices/system/node/node%d/vmstat", last_node);
+	snprintf(node_vmstat, sizeof(node_vmstat), "/sys/devices/system/node/node%d/vmstat", last_node);
 	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		CHECK(stat_of(numastat, names[i]) >= 0);
-	CHECK(stat_of(vmstat, "nr_free_pages") > 0);
-	hit = stat_of(numastat, "numa_hit");
-	vm_hit = stat_of(vmstat, "numa_hit");
+		CHECK(named_value(numastat, names[i], ' ') >= 0);
+	CHECK(named_value(node_vmstat, "nr_free_pages", ' ') > 0);
+	hit = named_value(numastat, "numa_hit", ' ');
+	vm_hit = named_value(node_vmstat, "numa_hit", ' ');
 	CHECK(p && mbind_(p, NPAGES * PAGE, MPOL_BIND, 1UL << last_node, 0) == 0);
 	touch(p, NPAGES);
-	CHECK(stat_of(numastat, "numa_hit") >= hit + NPAGES);
-	CHECK(stat_of(vmstat, "numa_hit") >= vm_hit + NPAGES);
-	il = stat_of(numastat, "interleave_hit");
+	CHECK(named_value(numastat, "numa_hit", ' ') >= hit + NPAGES);
+	CHECK(named_value(node_vmstat, "numa_hit", ' ') >= vm_hit + NPAGES);
+	il = named_value(numastat, "interleave_hit", ' ');
 	CHECK(mbind_(p, NPAGES * PAGE, MPOL_INTERLEAVE, 1UL << last_node, 0) == 0);
 	CHECK(madvise(p, NPAGES * PAGE, MADV_DONTNEED) == 0);
 	touch(p, NPAGES);
-	CHECK(stat_of(numastat, "interleave_hit") >= il + NPAGES);
+	CHECK(named_value(numastat, "interleave_hit", ' ') >= il + NPAGES);
 	munmap(p, NPAGES * PAGE);
 	/* /proc/self/status: every node with memory is allowed (no cpusets). */
 	CHECK(slurp("/proc/self/status", status, sizeof(status)) > 0);
 	CHECK(strstr(status, "Mems_allowed_list:\t") &&
-	      parse_list(strstr(status, "Mems_allowed_list:\t") + 19) == mem_nodes);
+	      parse_id_list(strstr(status, "Mems_allowed_list:\t") + 19) == mem_nodes);
 	CHECK(strstr(status, "Cpus_allowed_list:\t") != NULL);
 	ktap_report("node_counters", NULL);
 }
@@ -499,7 +454,7 @@ int main(void)
 	ktap_begin("mbind", 8);
 	if (slurp("/sys/devices/system/node/has_memory", buf, sizeof(buf)) < 0)
 		buf[0] = '\0';
-	mem_nodes = parse_list(buf);
+	mem_nodes = parse_id_list(buf);
 	printf("    # nodes with memory: %s", buf[0] ? buf : "(unknown)\n");
 	if (!mem_nodes)
 		mem_nodes = 1;
