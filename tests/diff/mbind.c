@@ -3,9 +3,9 @@
  * (mode and mask first, then flags, start, length, policy, holes),
  * MPOL_DEFAULT spanning holes, MPOL_MF_STRICT on pages already present
  * (EIO, the policy left as it was), what get_mempolicy(MPOL_F_ADDR) reads
- * back, VMAs split and merged by policy (counted in /proc/self/maps), and
- * the home node's rules. Node 0 and node 1 are the numa3 machine's DRAM
- * nodes. MPOL_MF_MOVE of a misplaced page is left out: Quire has no page
+ * back, VMAs split and merged by policy (counted in /proc/self/maps),
+ * interleave by page offset after mremap, and the home node's rules. Node
+ * 0 and node 1 are the numa3 machine's DRAM nodes. MPOL_MF_MOVE of a misplaced page is left out: Quire has no page
  * migration yet.
  */
 #include "diff.h"
@@ -164,6 +164,37 @@ static void strict(void)
 	munmap(p, 4 * PAGE);
 }
 
+/*
+ * mremap of an anonymous VMA with pages keeps its page offsets: interleave
+ * goes by them (Linux's index), so the pages faulted after the move land
+ * where their old addresses say. The new place is chosen an odd number of
+ * pages away, so that the two answers differ over nodes 0 and 1.
+ */
+static void moved(void)
+{
+	char *room = mmap(NULL, 7 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = map4(), *q;
+
+	say("-- mremap");
+	show_mbind("interleave over nodes 0-1", p, 4 * PAGE, MPOL_INTERLEAVE, 3, 0);
+	p[0] = 1;
+	q = room + PAGE;
+	if ((((unsigned long)q - (unsigned long)p) / PAGE) % 2 == 0)
+		q += PAGE;
+	yesno("moved", mremap(p, 4 * PAGE, 4 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, q) == q);
+	show_policy("policy at the new place", q);
+	for (int i = 0; i < 4; i++) {
+		int node = -1, want = (int)(((unsigned long)p / PAGE + i) % 2);
+		char label[64];
+
+		q[i * PAGE] = 1;
+		syscall(SYS_get_mempolicy, &node, NULL, 0UL, q + i * PAGE, MPOL_F_NODE | MPOL_F_ADDR);
+		snprintf(label, sizeof(label), "page %d where its old offset says", i);
+		yesno(label, node == want);
+	}
+	munmap(room, 7 * PAGE);
+}
+
 static void home(void)
 {
 	char *p = map4();
@@ -195,6 +226,7 @@ int main(void)
 	errors();
 	policies();
 	strict();
+	moved();
 	home();
 	return 0;
 }

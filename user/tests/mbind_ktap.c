@@ -77,17 +77,20 @@ static void touch(char *p, unsigned long pages)
 		p[i * PAGE] = 1;
 }
 
-/* Pages of [p, p + pages) not on node want (want < 0: the n-th node of mask for page n's number). */
-static int misplaced(char *p, unsigned long pages, int want, unsigned long mask)
+/*
+ * Pages of [p, p + pages) not on node want; want < 0: interleaved over
+ * mask, page i on the n-th node for its interleave index first + i.
+ */
+static int misplaced_from(char *p, unsigned long pages, int want, unsigned long mask,
+			  unsigned long first)
 {
 	int bad = 0;
 
 	for (unsigned long i = 0; i < pages; i++) {
-		unsigned long pfn = (unsigned long)(p + i * PAGE) / PAGE;
 		int node = node_of(p + i * PAGE), w = want;
 
 		if (w < 0) {
-			unsigned long m = mask, n = pfn % (unsigned long)__builtin_popcountl(mask);
+			unsigned long m = mask, n = (first + i) % (unsigned long)__builtin_popcountl(mask);
 
 			while (n--)
 				m &= m - 1;
@@ -98,6 +101,12 @@ static int misplaced(char *p, unsigned long pages, int want, unsigned long mask)
 			       node, w);
 	}
 	return bad;
+}
+
+/* The same, the interleave index of a page its page number (an anonymous VMA never moved). */
+static int misplaced(char *p, unsigned long pages, int want, unsigned long mask)
+{
+	return misplaced_from(p, pages, want, mask, (unsigned long)p / PAGE);
 }
 
 /* How many VMAs of /proc/self/maps meet [p, p + len). */
@@ -303,6 +312,27 @@ static void strict_and_move(void)
 	ktap_report("strict_and_move", NULL);
 }
 
+/*
+ * mremap takes the policy along; an anonymous VMA that has pages keeps
+ * its page offsets, and interleave goes by them (Linux's index), not by
+ * the new addresses.
+ */
+static void mremap_keeps_vma_policy(void)
+{
+	char *room = map(NPAGES + 2), *p = map(NPAGES), *q;
+	unsigned long got = 0, first = (unsigned long)p / PAGE;
+
+	CHECK(room && p && mbind_(p, NPAGES * PAGE, MPOL_INTERLEAVE, mem_nodes, 0) == 0);
+	p[0] = 1;					/* an anon_vma: the offsets stay */
+	q = mremap(p, NPAGES * PAGE, NPAGES * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, room + PAGE);
+	CHECK(q == room + PAGE);
+	CHECK(vma_pol(q, &got) == MPOL_INTERLEAVE && got == mem_nodes);
+	touch(q, NPAGES);
+	CHECK(misplaced_from(q, NPAGES, -1, mem_nodes, first) == 0);
+	munmap(room, (NPAGES + 2) * PAGE);
+	ktap_report("mremap_keeps_vma_policy", NULL);
+}
+
 static void fork_keeps_vma_policy(void)
 {
 	unsigned long m = 1UL << last_node;
@@ -451,7 +481,7 @@ int main(void)
 {
 	char buf[64] = "";
 
-	ktap_begin("mbind", 8);
+	ktap_begin("mbind", 9);
 	if (slurp("/sys/devices/system/node/has_memory", buf, sizeof(buf)) < 0)
 		buf[0] = '\0';
 	mem_nodes = parse_id_list(buf);
@@ -464,6 +494,7 @@ int main(void)
 	split_and_merge();
 	vma_policy_places_pages();
 	strict_and_move();
+	mremap_keeps_vma_policy();
 	fork_keeps_vma_policy();
 	home_node_rules();
 	numa_maps_lines();
