@@ -297,6 +297,7 @@ static void strict_and_move(void)
 	close(pipefd[0]);
 	CHECK(mbind_(p, PAGE, MPOL_BIND, b, MPOL_MF_MOVE | MPOL_MF_STRICT) == 0);
 	CHECK(node_of(p) == first_node);
+	CHECK(strstr(numa_maps_line(p), " mapmax=2 ") != NULL);	/* numa_maps sees it shared */
 	close(pipefd[1]);
 	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	/*
@@ -411,16 +412,22 @@ static int numa_maps_is(int mode, unsigned long mask, const char *policy, int wa
 
 static void numa_maps_lines(void)
 {
-	char bind[64], stat[64], pref[64], il[64];
+	char bind[64], stat[64], rel[64], pref[64], many[64], wil[64], il[64];
 	static char buf[65536];
 	unsigned long m = 1UL << last_node;
 
 	snprintf(bind, sizeof(bind), "bind:%d", last_node);
 	snprintf(stat, sizeof(stat), "bind=static:%d", last_node);
+	snprintf(rel, sizeof(rel), "bind=relative:%d", first_node);	/* bit 0: the first node */
 	snprintf(pref, sizeof(pref), "prefer:%d", last_node);
+	snprintf(many, sizeof(many), "prefer (many):%d", last_node);
+	snprintf(wil, sizeof(wil), "weighted interleave:%d", last_node);
 	CHECK(numa_maps_is(MPOL_BIND, m, bind, last_node));
 	CHECK(numa_maps_is(MPOL_BIND | MPOL_F_STATIC_NODES, m, stat, last_node));
+	CHECK(numa_maps_is(MPOL_BIND | MPOL_F_RELATIVE_NODES, 1, rel, first_node));
 	CHECK(numa_maps_is(MPOL_PREFERRED, m, pref, last_node));
+	CHECK(numa_maps_is(MPOL_PREFERRED_MANY, m, many, last_node));
+	CHECK(numa_maps_is(MPOL_WEIGHTED_INTERLEAVE, m, wil, last_node));
 	/* No VMA policy: the task's. */
 	CHECK(set_pol(MPOL_BIND, m) == 0);
 	CHECK(numa_maps_is(MPOL_DEFAULT, 0, bind, last_node));
