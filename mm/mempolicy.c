@@ -463,16 +463,21 @@ static int queue_pages_range(struct mm_struct *mm, unsigned long start, unsigned
 /*
  * MPOL_MF_MOVE / MPOL_MF_MOVE_ALL: move the misplaced folios of [start,
  * end) that queue_pages_range counted in qp->nr_to_move to the nodes of
- * the range's new policy; returns the folios that could not move, or
+ * pol, the range's new policy; returns how many could not move, or
  * -errno. This is the one place that needs page migration
- * (include/quire/migrate.h: isolate_folio_to_list on each such folio,
- * under its page-table lock, then migrate_pages with a target allocated
- * under the VMA's policy and MR_MEMPOLICY_MBIND, then
- * putback_movable_pages), and mm/migrate.c is not in this tree yet: it
+ * (include/quire/migrate.h), and mm/migrate.c is not in this tree yet: it
  * says so once and fails with -ENOSYS, after the policy was set.
+ *
+ * Wired, it does what Linux 6.12's do_mbind does: each folio queue_folio
+ * counts in nr_to_move is taken with isolate_folio_to_list (under its
+ * page-table lock, where the walk holds it; one that cannot be isolated
+ * counts as not moved), then, with mmap_lock dropped, migrate_pages(list,
+ * a target allocated under pol with the folio's interleave index,
+ * NULL, ..., MIGRATE_SYNC, MR_MEMPOLICY_MBIND, NULL), then
+ * putback_movable_pages for what stayed.
  */
 static long mbind_move_folios(struct mm_struct *mm, unsigned long start, unsigned long end,
-			      const struct queue_pages *qp)
+			      const struct mempolicy *pol, const struct queue_pages *qp)
 {
 	static bool warned;
 
@@ -523,7 +528,7 @@ static long do_mbind(struct mm_struct *mm, unsigned long start, unsigned long en
 	if (!err)
 		err = mbind_range(mm, start, end, pol);
 	if (!err && qp.nr_to_move)
-		err = mbind_move_folios(mm, start, end, &qp);
+		err = mbind_move_folios(mm, start, end, pol, &qp);
 	if (err > 0)
 		qp.nr_failed += err;
 	if (err >= 0)
