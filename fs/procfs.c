@@ -132,23 +132,35 @@ static ssize_t pagemap_file_read(struct pseudo_file *pf, void *buf, size_t count
 	return pagemap_read(pf->private, buf, count, pos);
 }
 
-static ssize_t smaps_file_show(struct pseudo_file *pf, char *buf, size_t size)
+/* A text file about the opener's mm (none in a host test: empty). */
+static ssize_t self_mm_show(struct pseudo_file *pf, char *buf, size_t size,
+			    ssize_t (*show)(struct mm_struct *mm, char *buf, size_t size))
 {
 	if (!pf->private) {
 		buf[0] = '\0';
 		return 0;
 	}
-	return smaps_show(pf->private, buf, size);
+	return show(pf->private, buf, size);
+}
+
+static ssize_t smaps_file_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return self_mm_show(pf, buf, size, smaps_show);
 }
 
 static ssize_t maps_file_show(struct pseudo_file *pf, char *buf, size_t size)
 {
-	if (!pf->private) {
-		buf[0] = '\0';
-		return 0;
-	}
-	return maps_show(pf->private, buf, size);
+	return self_mm_show(pf, buf, size, maps_show);
 }
+
+static ssize_t numa_maps_file_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return self_mm_show(pf, buf, size, numa_maps_show);
+}
+
+static const struct pseudo_ops numa_maps_ops = {
+	.open = self_open, .release = self_release, .show = numa_maps_file_show,
+};
 
 static const struct pseudo_ops maps_ops = {
 	.open = self_open, .release = self_release, .show = maps_file_show,
@@ -208,6 +220,7 @@ static const struct {
 	{ .parent = ROOT, .name = "quire", .dir = QUIRE },
 	{ .parent = QUIRE, .name = "mm_verify", .mode = 0444, .ops = &mm_verify_ops },
 	{ .parent = SELF, .name = "maps", .mode = 0444, .ops = &maps_ops },
+	{ .parent = SELF, .name = "numa_maps", .mode = 0444, .ops = &numa_maps_ops },
 	{ .parent = ROOT, .name = "mounts", .mode = 0444, .ops = &mounts_ops },
 	{ .parent = SELF, .name = "mounts", .mode = 0444, .ops = &mounts_ops },
 	{ .parent = ROOT, .name = "meminfo", .mode = 0444, .ops = &meminfo_ops },

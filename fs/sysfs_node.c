@@ -7,6 +7,8 @@
  *   node/nodeN/cpumap       the same as a hex mask over every CPU: "3"
  *   node/nodeN/distance     the SLIT row over the online nodes: "10 21 30"
  *   node/nodeN/meminfo      "Node N MemTotal:  ... kB", MemFree, MemUsed, Slab
+ *   node/nodeN/numastat     "numa_hit N": Linux's six NUMA allocation events
+ *   node/nodeN/vmstat       "nr_free_pages N", the same events as numa_*, nr_file_pages
  *   cpu/{possible,present,online}                                 CPU lists: "0-3"
  *
  * Lists are Linux's: ascending ranges joined by commas. Quire has no
@@ -30,20 +32,8 @@ struct id_set {
 
 ssize_t show_id_list(char *buf, size_t size, u64 mask)
 {
-	size_t len = 0;
+	size_t len = scnprint_id_list(buf, size, mask);
 
-	for (int i = 0; i < 64; i++) {
-		int j = i;
-
-		if (!(mask & (1ULL << i)))
-			continue;
-		while (j + 1 < 64 && (mask & (1ULL << (j + 1))))
-			j++;
-		len += scnprintf(buf + len, size - len, "%s%d", len ? "," : "", i);
-		if (j > i)
-			len += scnprintf(buf + len, size - len, "-%d", j);
-		i = j;
-	}
 	return len + scnprintf(buf + len, size - len, "\n");
 }
 
@@ -111,30 +101,70 @@ static ssize_t meminfo_show(struct pseudo_file *pf, char *buf, size_t size)
 			 nid, node_page_state(nid, NR_SLAB_PAGES) * kb);
 }
 
+/* Linux's NUMA events: numastat's names, and vmstat's for the same counters. */
+static const struct {
+	const char *numastat, *vmstat;
+	enum node_event_item item;
+} numa_events[] = {
+	{ "numa_hit", "numa_hit", NUMA_HIT }, { "numa_miss", "numa_miss", NUMA_MISS },
+	{ "numa_foreign", "numa_foreign", NUMA_FOREIGN },
+	{ "interleave_hit", "numa_interleave", NUMA_INTERLEAVE_HIT },
+	{ "local_node", "numa_local", NUMA_LOCAL }, { "other_node", "numa_other", NUMA_OTHER },
+};
+
+static ssize_t numa_events_show(int nid, char *buf, size_t size, bool vmstat_names)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(numa_events); i++)
+		len += scnprintf(buf + len, size - len, "%s %lu\n",
+				 vmstat_names ? numa_events[i].vmstat : numa_events[i].numastat,
+				 node_event_count(nid, numa_events[i].item));
+	return len;
+}
+
+static ssize_t numastat_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return numa_events_show(NODE_OF(pf), buf, size, false);
+}
+
+/* Linux's order: the zone counters, the NUMA events, the node counters (those Quire keeps). */
+static ssize_t vmstat_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	int nid = NODE_OF(pf);
+	size_t len = scnprintf(buf, size, "nr_free_pages %lu\n", node_page_state(nid, NR_FREE_PAGES));
+
+	len += numa_events_show(nid, buf + len, size - len, true);
+	return len + scnprintf(buf + len, size - len, "nr_file_pages %lu\n",
+			       node_page_state(nid, NR_FILE_PAGES));
+}
+
 static const struct pseudo_ops list_ops = { .show = list_show };
 static const struct pseudo_ops cpulist_ops = { .show = cpulist_show };
 static const struct pseudo_ops cpumap_ops = { .show = cpumap_show };
 static const struct pseudo_ops distance_ops = { .show = distance_show };
 static const struct pseudo_ops meminfo_ops = { .show = meminfo_show };
+static const struct pseudo_ops numastat_ops = { .show = numastat_show };
+static const struct pseudo_ops vmstat_ops = { .show = vmstat_show };
 
 static int add_node_dir(struct pseudo_node *node, int nid)
 {
+	static const struct { const char *name; const struct pseudo_ops *ops; } files[] = {
+		{ "cpulist", &cpulist_ops }, { "cpumap", &cpumap_ops },
+		{ "distance", &distance_ops }, { "meminfo", &meminfo_ops },
+		{ "numastat", &numastat_ops }, { "vmstat", &vmstat_ops },
+	};
 	struct pseudo_node *dir;
 	char name[16];
 	void *data = (void *)(unsigned long)nid;
-	int err;
+	int err = 0;
 
 	snprintf(name, sizeof(name), "node%d", nid);
 	dir = pseudo_mkdir(node, name);
 	if (!dir)
 		return -ENOMEM;
-	err = pseudo_create(dir, "cpulist", 0444, &cpulist_ops, data);
-	if (!err)
-		err = pseudo_create(dir, "cpumap", 0444, &cpumap_ops, data);
-	if (!err)
-		err = pseudo_create(dir, "distance", 0444, &distance_ops, data);
-	if (!err)
-		err = pseudo_create(dir, "meminfo", 0444, &meminfo_ops, data);
+	for (size_t i = 0; i < ARRAY_SIZE(files) && !err; i++)
+		err = pseudo_create(dir, files[i].name, 0444, files[i].ops, data);
 	return err;
 }
 

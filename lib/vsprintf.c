@@ -248,3 +248,22 @@ int scnprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n < (int)size ? n : (int)size - 1;
 }
+
+int scnprint_id_list(char *buf, size_t size, u64 mask)
+{
+	int len = 0;
+
+	for (int i = 0; i < 64; i++) {
+		int j = i;
+
+		if (!(mask & (1ULL << i)))
+			continue;
+		while (j + 1 < 64 && (mask & (1ULL << (j + 1))))
+			j++;
+		len += scnprintf(buf + len, size - len, "%s%d", len ? "," : "", i);
+		if (j > i)
+			len += scnprintf(buf + len, size - len, "-%d", j);
+		i = j;
+	}
+	return len;
+}

@@ -244,6 +244,7 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 		if (err)
 			break;
 		nv = find_vma(mm, v->vm_start);
+		nv->vm_policy = v->vm_policy;	/* mbind's policy goes with the VMA */
 		err = anon_vma_fork(nv, v);
 		if (!err)
 			err = copy_page_range(nv, v);

@@ -58,15 +58,15 @@ static void count_fault_fallback(void)
 	count_mthp_stat(HPAGE_PMD_ORDER, MTHP_STAT_ANON_FAULT_FALLBACK);
 }
 
-/* A 2 MiB folio for haddr, on the node the memory policy says. */
-static struct folio *alloc_pmd_folio(unsigned long haddr)
+/* A 2 MiB folio for haddr of vma, on the node the memory policy says. */
+static struct folio *alloc_pmd_folio(struct vm_area_struct *vma, unsigned long haddr)
 {
 	gfp_t gfp = __GFP_ZERO | __GFP_MOVABLE | __GFP_THISNODE | __GFP_NOWARN;
-	struct folio *folio = mpol_folio_alloc(gfp, HPAGE_PMD_ORDER, haddr);
+	struct folio *folio = mpol_folio_alloc(gfp, HPAGE_PMD_ORDER, vma, haddr);
 
 	/* Short of 2 MiB blocks: split what the deferred queue holds, then try once more. */
 	if (!folio && deferred_split_scan(~0UL))
-		folio = mpol_folio_alloc(gfp, HPAGE_PMD_ORDER, haddr);
+		folio = mpol_folio_alloc(gfp, HPAGE_PMD_ORDER, vma, haddr);
 	return folio;
 }
 
@@ -81,7 +81,7 @@ vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long 
 
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
-	folio = alloc_pmd_folio(haddr);
+	folio = alloc_pmd_folio(vma, haddr);
 	table = folio ? pagetable_alloc() : NULL;
 	if (!table) {
 		if (folio)

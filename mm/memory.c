@@ -133,10 +133,11 @@ static pte_t mk_pte(struct vm_area_struct *vma, struct page *page, bool write)
 	return pfn_pte(page_to_pfn(page), write, vma->vm_flags & VM_EXEC);
 }
 
-/* A new order-0 anonymous folio for addr (where the policy says), zeroed or a copy of src. */
-static struct folio *alloc_anon_page(struct page *src, unsigned long addr)
+/* A new order-0 anonymous folio for addr of vma (where the policy says), zeroed or a copy of src. */
+static struct folio *alloc_anon_page(struct vm_area_struct *vma, struct page *src,
+				     unsigned long addr)
 {
-	struct folio *folio = mpol_folio_alloc((src ? 0 : __GFP_ZERO) | __GFP_MOVABLE, 0, addr);
+	struct folio *folio = mpol_folio_alloc((src ? 0 : __GFP_ZERO) | __GFP_MOVABLE, 0, vma, addr);
 
 	if (folio && src)
 		memcpy(folio_address(folio), page_address(src), PAGE_SIZE);
@@ -181,7 +182,7 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *p
 	/* Held until the PTE is in: truncate cannot take the folio out meanwhile. */
 	folio_lock(folio);
 	if (write && !shared) {
-		copy = alloc_anon_page(folio_page(folio, 0), addr);
+		copy = alloc_anon_page(vma, folio_page(folio, 0), addr);
 		if (!copy) {
 			folio_unlock(folio);
 			folio_put(folio);
@@ -247,14 +248,14 @@ static struct folio *alloc_anon_folio(struct vm_area_struct *vma, unsigned long 
 		    !ptes_none(pte0 - ((addr - start) >> PAGE_SHIFT), nr))
 			continue;
 		folio = mpol_folio_alloc(__GFP_ZERO | __GFP_MOVABLE | __GFP_THISNODE | __GFP_NOWARN,
-					 order, start);
+					 order, vma, start);
 		if (folio) {
 			count_mthp_stat(order, MTHP_STAT_ANON_FAULT_ALLOC);
 			return folio;
 		}
 		count_mthp_stat(order, MTHP_STAT_ANON_FAULT_FALLBACK);
 	}
-	return alloc_anon_page(NULL, addr);
+	return alloc_anon_page(vma, NULL, addr);
 }
 
 /*
@@ -414,7 +415,7 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 			if (anon_vma_prepare(vma))
 				return -ENOMEM;
 			/* Not zeroed: do_wp_page fills it (a copy, or zeroes for the zero page). */
-			copy = mpol_folio_alloc(__GFP_MOVABLE, 0, addr);
+			copy = mpol_folio_alloc(__GFP_MOVABLE, 0, vma, addr);
 			if (!copy)
 				return -ENOMEM;
 			continue;

@@ -1,8 +1,8 @@
 /*
  * NUMA memory policy (include/quire/mempolicy.h, docs/mm/mempolicy.md):
- * set_mempolicy and get_mempolicy with Linux 6.12's modes, flags and errno
- * values, and the allocation of user folios under the current task's
- * policy. Node masks from user space follow Linux's rules for a kernel
+ * set_mempolicy, get_mempolicy, mbind and set_mempolicy_home_node with
+ * Linux 6.12's modes, flags and errno values, and the allocation of user
+ * folios under the VMA's policy, else the current task's. Node masks from user space follow Linux's rules for a kernel
  * built with 1024 possible nodes (Debian's): bits up to 1023 are node
  * numbers (those that are not nodes with memory drop out), bits beyond
  * must be zero.
@@ -15,6 +15,11 @@
 #include <quire/uaccess.h>
 #include <quire/errno.h>
 #include <quire/pte.h>
+#include <quire/mmzone.h>
+#include <quire/printk.h>
+#include <quire/kernel.h>
+#include <quire/rmap.h>
+#include <quire/mm_internal.h>
 
 #define LINUX_MAX_NUMNODES	1024	/* what user masks are measured against */
 #define BITS_PER_U64		64
@@ -48,30 +53,55 @@ static int nth_node(u64 mask, unsigned long n)
 	return __builtin_ctzll(mask);
 }
 
-/* Try the nodes of mask nearest to the local node first, each strictly. */
-static struct folio *alloc_in_nodes(gfp_t gfp, unsigned int order, u64 mask)
+/* Try the nodes of mask nearest to node `from` first, each strictly. */
+static struct folio *alloc_in_nodes(gfp_t gfp, unsigned int order, u64 mask, int from)
 {
-	const struct numa_node *local = &numa_nodes[numa_mem_id_of(numa_node_id())];
+	const struct numa_node *near = &numa_nodes[numa_mem_id_of(from)];
 	struct folio *folio = NULL;
 
-	for (int i = 0; i < local->nr_fallback && !folio; i++)
-		if (mask & (1ULL << local->fallback[i]))
+	for (int i = 0; i < near->nr_fallback && !folio; i++)
+		if (mask & (1ULL << near->fallback[i]))
 			folio = folio_alloc(gfp | __GFP_THISNODE | __GFP_NOWARN, order,
-					    local->fallback[i]);
+					    near->fallback[i]);
 	return folio;
 }
 
-struct folio *mpol_folio_alloc(gfp_t gfp, unsigned int order, unsigned long addr)
+const struct mempolicy *vma_effective_policy(const struct vm_area_struct *vma)
 {
-	const struct mempolicy *pol = current_policy();
+	if (vma && vma->vm_policy.mode != MPOL_DEFAULT)
+		return &vma->vm_policy;
+	return current_policy();
+}
+
+/*
+ * Linux's interleave index: the folio's number among the VMA's page
+ * offsets (for an anonymous VMA, vm_pgoff is its start's page number, so
+ * this is the folio's number in the address space).
+ */
+static unsigned long interleave_index(const struct vm_area_struct *vma, unsigned long addr,
+				      unsigned int order)
+{
+	if (!vma)
+		return addr >> (PAGE_SHIFT + order);
+	return (vma->vm_pgoff >> order) + ((addr - vma->vm_start) >> (PAGE_SHIFT + order));
+}
+
+struct folio *mpol_folio_alloc(gfp_t gfp, unsigned int order, struct vm_area_struct *vma,
+			       unsigned long addr)
+{
+	const struct mempolicy *pol = vma_effective_policy(vma);
 	int nid = numa_mem_id_of(numa_node_id());
 	struct folio *folio;
 
+	/* BIND and PREFERRED_MANY start from the home node when there is one. */
+	if (pol->home_node != NUMA_NO_NODE &&
+	    (pol->mode == MPOL_BIND || pol->mode == MPOL_PREFERRED_MANY))
+		nid = pol->home_node;
 	switch (pol->mode) {
 	case MPOL_BIND:
-		return alloc_in_nodes(gfp, order, pol->nodes);
+		return alloc_in_nodes(gfp, order, pol->nodes, nid);
 	case MPOL_PREFERRED_MANY:
-		folio = alloc_in_nodes(gfp, order, pol->nodes);
+		folio = alloc_in_nodes(gfp, order, pol->nodes, nid);
 		if (folio || (gfp & __GFP_THISNODE))
 			return folio;
 		break;
@@ -80,11 +110,39 @@ struct folio *mpol_folio_alloc(gfp_t gfp, unsigned int order, unsigned long addr
 		break;
 	case MPOL_INTERLEAVE:
 	case MPOL_WEIGHTED_INTERLEAVE:	/* every weight 1: no sysfs weights yet */
-		/* Linux's index for an anonymous VMA: the folio's number in the address space. */
-		nid = nth_node(pol->nodes, addr >> (PAGE_SHIFT + order));
-		break;
+		nid = nth_node(pol->nodes, interleave_index(vma, addr, order));
+		folio = folio_alloc(gfp, order, nid);
+		if (folio && folio_nid(folio) == nid && pol->mode == MPOL_INTERLEAVE)
+			count_node_event_nid(nid, NUMA_INTERLEAVE_HIT);
+		return folio;
 	}
 	return folio_alloc(gfp, order, nid);
+}
+
+/* Linux's policy_modes names, as numa_maps prints them. */
+static const char *const mode_names[MPOL_MAX] = {
+	[MPOL_DEFAULT] = "default", [MPOL_PREFERRED] = "prefer", [MPOL_BIND] = "bind",
+	[MPOL_INTERLEAVE] = "interleave", [MPOL_WEIGHTED_INTERLEAVE] = "weighted interleave",
+	[MPOL_LOCAL] = "local", [MPOL_PREFERRED_MANY] = "prefer (many)",
+};
+
+int mpol_to_str(char *buf, size_t size, const struct mempolicy *pol)
+{
+	unsigned int flags = pol->flags & MPOL_MODE_FLAGS;
+	bool no_nodes = pol->mode == MPOL_DEFAULT || pol->mode == MPOL_LOCAL;
+	int len = scnprintf(buf, size, "%s", mode_names[pol->mode]);
+
+	if (pol->mode != MPOL_DEFAULT && flags)
+		len += scnprintf(buf + len, size - len, "=%s%s%s",
+				 flags & MPOL_F_STATIC_NODES ? "static" :
+				 flags & MPOL_F_RELATIVE_NODES ? "relative" : "",
+				 (flags & MPOL_F_NUMA_BALANCING) && flags != MPOL_F_NUMA_BALANCING ?
+				 "|" : "", flags & MPOL_F_NUMA_BALANCING ? "balancing" : "");
+	if (!no_nodes && pol->nodes) {
+		len += scnprintf(buf + len, size - len, ":");
+		len += scnprint_id_list(buf + len, size - len, pol->nodes);
+	}
+	return len;
 }
 
 /* ---- system calls ---- */
@@ -145,9 +203,11 @@ static int make_policy(struct mempolicy *pol, unsigned int mode, unsigned int fl
 	u64 allowed = nodes_with_memory_mask(), eff;
 
 	*pol = (struct mempolicy){ .mode = (u16)mode, .flags = (u16)flags, .user_nodes = nodes,
-				   .il_prev = MAX_NUMNODES - 1 };
-	if (mode == MPOL_DEFAULT)
+				   .home_node = NUMA_NO_NODE, .il_prev = MAX_NUMNODES - 1 };
+	if (mode == MPOL_DEFAULT) {
+		*pol = default_policy;	/* Linux's NULL policy: no flags are kept */
 		return empty ? 0 : -EINVAL;
+	}
 	if (mode == MPOL_PREFERRED && empty) {
 		if (flags & (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES))
 			return -EINVAL;
@@ -179,18 +239,29 @@ static int split_mode(u64 arg, unsigned int *mode, unsigned int *flags)
 	return 0;
 }
 
+/* What set_mempolicy and mbind are asked for: the mode, its flags, the user's nodes. */
+struct policy_args {
+	unsigned int mode, flags;
+	u64 nodes;		/* the bits below MAX_NUMNODES */
+	bool other;		/* bits set above them (absent nodes) */
+};
+
+/* Linux's sanitize_mpol_flags, then get_nodes: 0 or -EINVAL / -EFAULT. */
+static int get_policy_args(struct policy_args *a, u64 mode_arg, u64 nmask, u64 maxnode)
+{
+	int err = split_mode(mode_arg, &a->mode, &a->flags);
+
+	return err ? err : get_nodes(&a->nodes, &a->other, nmask, maxnode);
+}
+
 long sys_set_mempolicy(u64 mode_arg, u64 nmask, u64 maxnode, u64 a3, u64 a4, u64 a5)
 {
-	unsigned int mode, flags;
+	struct policy_args a;
 	struct mempolicy pol;
-	bool other;
-	u64 nodes;
-	int err = split_mode(mode_arg, &mode, &flags);
+	int err = get_policy_args(&a, mode_arg, nmask, maxnode);
 
 	if (!err)
-		err = get_nodes(&nodes, &other, nmask, maxnode);
-	if (!err)
-		err = make_policy(&pol, mode, flags, nodes, other);
+		err = make_policy(&pol, a.mode, a.flags, a.nodes, a.other);
 	if (!err)
 		current->mempolicy = pol;
 	return err;
@@ -222,9 +293,9 @@ static int node_of_address(struct mm_struct *mm, unsigned long addr)
 /* Linux's do_get_mempolicy: the mode (or a node) in *mode, the mask in *nodes. */
 static int get_policy(int *mode, u64 *nodes, u64 addr, u64 flags)
 {
-	struct mempolicy *task = current_policy();
-	const struct mempolicy *pol = task;
+	const struct mempolicy *pol = current_policy();
 	struct mm_struct *mm = current->mm;
+	struct mempolicy vma_pol;
 
 	*nodes = 0;
 	if (flags & ~(u64)(MPOL_F_NODE | MPOL_F_ADDR | MPOL_F_MEMS_ALLOWED))
@@ -243,10 +314,12 @@ static int get_policy(int *mode, u64 *nodes, u64 addr, u64 flags)
 		down_read(&mm->mmap_lock);
 		vma = find_vma(mm, addr);
 		mapped = vma && vma->vm_start <= addr;
+		if (mapped)
+			vma_pol = vma->vm_policy;	/* a copy: the lock goes */
 		up_read(&mm->mmap_lock);
 		if (!mapped)
 			return -EFAULT;
-		pol = &default_policy;		/* no VMA policies yet: the VMA's is the default */
+		pol = &vma_pol;			/* the VMA's own: the default when it has none */
 	} else if (addr) {
 		return -EINVAL;
 	}
@@ -299,5 +372,247 @@ long sys_get_mempolicy(u64 upolicy, u64 nmask, u64 maxnode, u64 addr, u64 flags,
 		err = -EFAULT;
 	if (!err && nmask)
 		err = put_nodes(nmask, maxnode, nodes);
+	return err;
+}
+
+/* ---- mbind: per-VMA policies ---- */
+
+/*
+ * What mbind found among the pages already in its range (Linux's
+ * queue_pages): a folio is misplaced when its node is not in the caller's
+ * mask (as given, not as the policy made it: Linux's rule, so that
+ * MPOL_DEFAULT and MPOL_LOCAL find every page misplaced). A large folio
+ * counts once.
+ */
+struct queue_pages {
+	struct mmu_walk w;
+	u64 nodes;
+	unsigned int flags;	/* MPOL_MF_* */
+	struct folio *large;	/* the large folio counted last */
+	long nr_failed;		/* misplaced, not to be moved: -EIO under MPOL_MF_STRICT */
+	long nr_to_move;	/* misplaced, for MPOL_MF_MOVE(_ALL) to move */
+};
+
+static void queue_folio(struct queue_pages *qp, struct folio *folio)
+{
+	if (!folio || (qp->nodes & (1ULL << folio_nid(folio))))
+		return;
+	if (folio_test_large(folio)) {
+		if (folio == qp->large)
+			return;
+		qp->large = folio;
+	}
+	if (!(qp->flags & (MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)))
+		qp->nr_failed++;
+	else if ((qp->flags & MPOL_MF_MOVE_ALL) || !folio_maybe_mapped_shared(folio))
+		qp->nr_to_move++;	/* MOVE leaves shared folios, and that is no failure */
+}
+
+static void queue_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
+{
+	struct queue_pages *qp = container_of(w, struct queue_pages, w);
+	struct page *page;
+
+	queue_folio(qp, pte_normal_folio(pte, &page));
+}
+
+static void queue_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd)
+{
+	struct queue_pages *qp = container_of(w, struct queue_pages, w);
+	struct page *page;
+
+	queue_folio(qp, normal_folio(pmd_pfn(pmd), &page));
+}
+
+/* Linux's strictly_unmovable: STRICT without a MOVE flag fails at the first misplaced page. */
+static bool strictly_unmovable(unsigned int flags)
+{
+	return (flags & MPOL_MF_VALID) == MPOL_MF_STRICT;
+}
+
+/*
+ * Linux's queue_pages_range, VMA by VMA in address order: -EFAULT when the
+ * range holds no VMA, or (unless discontig_ok) for a hole at its head or
+ * one just after the VMA at hand, before that VMA's pages are looked at;
+ * with flags asking for it, the VMA's present pages are queued, and under
+ * STRICT alone the first misplaced one ends the walk with -EIO.
+ * mmap_lock held.
+ */
+static int queue_pages_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+			     struct queue_pages *qp, bool discontig_ok)
+{
+	struct vm_area_struct *v = find_vma(mm, start), *next;
+
+	if (!v || v->vm_start >= end)
+		return -EFAULT;
+	if (!discontig_ok && v->vm_start > start)
+		return -EFAULT;
+	qp->w = (struct mmu_walk){ .pte = queue_pte, .pmd = queue_pmd };
+	for (; v && v->vm_start < end; v = next) {
+		next = find_vma(mm, v->vm_end);
+		if (!discontig_ok && v->vm_end < end && (!next || next->vm_start > v->vm_end))
+			return -EFAULT;
+		if (qp->flags & MPOL_MF_VALID)
+			walk_range(mm, max(start, v->vm_start), min(end, v->vm_end), &qp->w);
+		if (strictly_unmovable(qp->flags) && qp->nr_failed)
+			return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * MPOL_MF_MOVE / MPOL_MF_MOVE_ALL: move the misplaced folios of [start,
+ * end) that queue_pages_range counted in qp->nr_to_move to the nodes of
+ * pol, the range's new policy; returns how many could not move, or
+ * -errno. This is the one place that needs page migration
+ * (include/quire/migrate.h), and mm/migrate.c is not in this tree yet: it
+ * says so once and fails with -ENOSYS, after the policy was set.
+ *
+ * Wired, it does what Linux 6.12's do_mbind does: each folio queue_folio
+ * counts in nr_to_move is taken with isolate_folio_to_list (under its
+ * page-table lock, where the walk holds it; one that cannot be isolated
+ * counts as not moved), then, with mmap_lock dropped, migrate_pages(list,
+ * a target allocated under pol with the folio's interleave index,
+ * NULL, ..., MIGRATE_SYNC, MR_MEMPOLICY_MBIND, NULL), then
+ * putback_movable_pages for what stayed.
+ */
+static long mbind_move_folios(struct mm_struct *mm, unsigned long start, unsigned long end,
+			      const struct mempolicy *pol, const struct queue_pages *qp)
+{
+	static bool warned;
+
+	mmap_assert_write_locked(mm);
+	if (!warned) {
+		warned = true;
+		pr_warn("mempolicy: mbind: MPOL_MF_MOVE(_ALL) found %ld misplaced folios, but page migration is not in this kernel yet: -ENOSYS\n",
+			qp->nr_to_move);
+	}
+	return -ENOSYS;
+}
+
+static bool policy_differs(struct vm_area_struct *v, void *arg)
+{
+	return !mpol_equal(&v->vm_policy, arg);
+}
+
+static void policy_apply(struct vm_area_struct *v, void *arg)
+{
+	v->vm_policy = *(const struct mempolicy *)arg;
+}
+
+/* Linux's mbind_range: pol on [start, end), VMAs split and merged; holes skipped. */
+static int mbind_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		       const struct mempolicy *pol)
+{
+	const struct vma_modify m = { .differs = policy_differs, .apply = policy_apply,
+				      .arg = (void *)pol, .skip_holes = true };
+
+	return modify_vma_range(mm, start, end, &m);
+}
+
+/*
+ * Linux's do_mbind once the arguments are checked: a hole is -EFAULT
+ * (with MPOL_DEFAULT only a range without any VMA) and misplaced pages
+ * under MPOL_MF_STRICT alone are -EIO, both before anything changes; else
+ * the policy is set, then pages are moved, and under STRICT any misplaced
+ * page that stayed is -EIO.
+ */
+static long do_mbind(struct mm_struct *mm, unsigned long start, unsigned long end,
+		     const struct mempolicy *pol, u64 user_nodes, unsigned int flags)
+{
+	struct queue_pages qp = { .nodes = user_nodes, .flags = flags };
+	long err;
+
+	mmap_assert_write_locked(mm);
+	err = queue_pages_range(mm, start, end, &qp, pol->mode == MPOL_DEFAULT);
+	if (!err)
+		err = mbind_range(mm, start, end, pol);
+	if (!err && qp.nr_to_move)
+		err = mbind_move_folios(mm, start, end, pol, &qp);
+	if (err > 0)
+		qp.nr_failed += err;
+	if (err >= 0)
+		err = qp.nr_failed && (flags & MPOL_MF_STRICT) ? -EIO : 0;
+	return err;
+}
+
+/* A page-aligned start and a length rounded up as Linux's: 0 and [*end] or -EINVAL. */
+static int mbind_range_args(u64 start, u64 len, unsigned long *end)
+{
+	if (start & (PAGE_SIZE - 1))
+		return -EINVAL;
+	*end = start + ALIGN_UP(len, PAGE_SIZE);	/* ~0 rounds to 0: an empty range */
+	return *end < start ? -EINVAL : 0;
+}
+
+long sys_mbind(u64 start, u64 len, u64 mode_arg, u64 nmask, u64 maxnode, u64 flags_arg)
+{
+	unsigned int flags = (unsigned int)flags_arg;
+	struct mm_struct *mm = current->mm;
+	struct policy_args a;
+	struct mempolicy pol;
+	unsigned long end;
+	long err = get_policy_args(&a, mode_arg, nmask, maxnode);
+
+	if (err)
+		return err;
+	if (flags & ~MPOL_MF_VALID)
+		return -EINVAL;
+	/* MPOL_MF_MOVE_ALL needs CAP_SYS_NICE: every process is root here, never -EPERM. */
+	err = mbind_range_args(start, len, &end);
+	if (err || end == start)
+		return err;
+	if (a.mode == MPOL_DEFAULT)
+		flags &= ~MPOL_MF_STRICT;
+	err = make_policy(&pol, a.mode, a.flags, a.nodes, a.other);
+	if (err)
+		return err;
+	down_write(&mm->mmap_lock);
+	err = do_mbind(mm, start, end, &pol, a.nodes, flags);
+	up_write(&mm->mmap_lock);
+	return err;
+}
+
+/*
+ * Linux's set_mempolicy_home_node: each VMA of the range with a BIND or
+ * PREFERRED_MANY policy gets home_node (VMAs without a policy are passed
+ * over, holes too); any other policy stops the walk with -EOPNOTSUPP (the
+ * VMAs before it keep their new home). -ENOENT when no VMA had a policy.
+ */
+long sys_set_mempolicy_home_node(u64 start, u64 len, u64 home_node, u64 flags, u64 a4, u64 a5)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long end, next;
+	long err;
+
+	if (start & (PAGE_SIZE - 1) || flags)
+		return -EINVAL;
+	if (home_node >= MAX_NUMNODES || !node_online((int)home_node))
+		return -EINVAL;
+	err = mbind_range_args(start, len, &end);
+	if (err || end == start)
+		return err;
+	err = -ENOENT;
+	down_write(&mm->mmap_lock);
+	for (unsigned long addr = start; addr < end; addr = next) {
+		struct vm_area_struct *v = find_vma(mm, addr);
+		struct mempolicy pol;
+
+		if (!v || v->vm_start >= end)
+			break;
+		next = min((unsigned long)end, v->vm_end);
+		if (v->vm_policy.mode == MPOL_DEFAULT)
+			continue;
+		if (v->vm_policy.mode != MPOL_BIND && v->vm_policy.mode != MPOL_PREFERRED_MANY) {
+			err = -EOPNOTSUPP;
+			break;
+		}
+		pol = v->vm_policy;
+		pol.home_node = (s16)home_node;
+		err = mbind_range(mm, max(addr, v->vm_start), next, &pol);
+		if (err)
+			break;
+	}
+	up_write(&mm->mmap_lock);
 	return err;
 }

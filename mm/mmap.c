@@ -237,7 +237,7 @@ static bool vmas_mergeable(struct vm_area_struct *lo, struct vm_area_struct *hi,
 	struct vm_area_struct *src = tgt == lo ? hi : lo;
 
 	return lo->vm_end == hi->vm_start && lo->vm_flags == hi->vm_flags &&
-	       lo->vm_file == hi->vm_file &&
+	       lo->vm_file == hi->vm_file && mpol_equal(&lo->vm_policy, &hi->vm_policy) &&
 	       lo->vm_pgoff + ((lo->vm_end - lo->vm_start) >> PAGE_SHIFT) == hi->vm_pgoff &&
 	       anon_vma_mergeable(src->anon_vma, tgt);
 }
@@ -257,9 +257,10 @@ static void vma_merge_pair(struct vm_area_struct *lo, struct vm_area_struct *hi)
 }
 
 /*
- * Linux's vma_merge for v, just mapped, moved, grown or given new flags: v
- * joins its neighbours where they are compatible (same flags, same file
- * and contiguous offsets, anon_vma_mergeable); joining both also needs
+ * Linux's vma_merge for v, just mapped, moved, grown or given new flags or
+ * a new policy: v joins its neighbours where they are compatible (same
+ * flags, same file and contiguous offsets, equal memory policies,
+ * anon_vma_mergeable); joining both also needs
  * prev's and next's anon_vmas to be the same or one NULL. Returns the VMA
  * that now holds v's range. mmap_lock held for writing.
  */
@@ -491,27 +492,29 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
 }
 
 /*
- * Give each VMA covering [start, end) the flags (old & ~clear) | set: a
- * VMA whose flags change is split at the range's ends, changed (its
- * entries too, for mprotect), then merged with its neighbours (vma_merge);
- * one whose flags stay is left whole, as Linux's mprotect_fixup and
- * madvise_update_vma do. Like Linux, a hole ends the walk with -ENOMEM
- * after the VMAs before it were handled.
+ * For each VMA covering [start, end) that m->differs: split it at the
+ * range's ends, m->apply the change, then merge it with its neighbours
+ * (vma_merge); a VMA that does not differ is left whole, as Linux's
+ * mprotect_fixup, madvise_update_vma and mbind_range do. A hole ends the
+ * walk with -ENOMEM after the VMAs before it were handled, unless
+ * m->skip_holes. mmap_lock held for writing.
  */
-int modify_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
-		     unsigned long clear, unsigned long set, bool protection)
+int modify_vma_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		     const struct vma_modify *m)
 {
 	unsigned long addr = start;
 
+	mmap_assert_write_locked(mm);
 	while (addr < end) {
 		struct vm_area_struct *v = find_vma(mm, addr);
-		unsigned long flags;
 		int err;
 
-		if (!v || v->vm_start > addr)
+		if (!v || v->vm_start >= end)
+			return m->skip_holes ? 0 : -ENOMEM;
+		if (v->vm_start > addr && !m->skip_holes)
 			return -ENOMEM;
-		flags = (v->vm_flags & ~clear) | set;
-		if (flags == v->vm_flags) {
+		addr = max(addr, v->vm_start);
+		if (!m->differs(v, m->arg)) {
 			addr = v->vm_end;
 			continue;
 		}
@@ -526,13 +529,46 @@ int modify_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long en
 			if (err)
 				return err;
 		}
-		v->vm_flags = flags;
-		if (protection)
-			change_protection(v, v->vm_start, v->vm_end);
+		m->apply(v, m->arg);
 		addr = v->vm_end;
 		vma_merge(v);
 	}
 	return 0;
+}
+
+struct flags_change {
+	unsigned long clear, set;
+	bool protection;
+};
+
+static bool flags_differ(struct vm_area_struct *v, void *arg)
+{
+	const struct flags_change *c = arg;
+
+	return ((v->vm_flags & ~c->clear) | c->set) != v->vm_flags;
+}
+
+static void flags_apply(struct vm_area_struct *v, void *arg)
+{
+	const struct flags_change *c = arg;
+
+	v->vm_flags = (v->vm_flags & ~c->clear) | c->set;
+	if (c->protection)
+		change_protection(v, v->vm_start, v->vm_end);
+}
+
+/*
+ * Give each VMA covering [start, end) the flags (old & ~clear) | set (its
+ * entries too, for mprotect), splitting and merging as modify_vma_range
+ * does; a hole: -ENOMEM.
+ */
+int modify_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
+		     unsigned long clear, unsigned long set, bool protection)
+{
+	struct flags_change c = { .clear = clear, .set = set, .protection = protection };
+	const struct vma_modify m = { .differs = flags_differ, .apply = flags_apply, .arg = &c };
+
+	return modify_vma_range(mm, start, end, &m);
 }
 
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot)

@@ -208,6 +208,7 @@ static long move_vma(struct vm_area_struct *vma, unsigned long old_addr, unsigne
 	if (err)
 		return err == -EEXIST ? -ENOMEM : err;
 	new_vma = find_vma(mm, new_addr);
+	new_vma->vm_policy = vma->vm_policy;
 	if (anon_vma_clone(new_vma, vma)) {
 		do_munmap(mm, new_addr, new_len);
 		return -ENOMEM;

@@ -250,8 +250,14 @@ static struct page *alloc_from_node(int nid, gfp_t gfp, unsigned int order, int 
 	mod_node_stat(pgdat, gfp & __GFP_MOVABLE ? NR_USER_PAGES : NR_KERNEL_PAGES, 1L << order);
 	count_node_event(pgdat, PGALLOC);
 	count_node_event(pgdat, FOLIO_ALLOC_ORDER_0 + order);
-	if (nid != preferred)
+	if (nid != preferred) {
 		count_node_event(pgdat, PGALLOC_FALLBACK);
+		count_node_event(pgdat, NUMA_MISS);
+		count_node_event_nid(preferred, NUMA_FOREIGN);
+	} else {
+		count_node_event(pgdat, NUMA_HIT);
+	}
+	count_node_event(pgdat, nid == numa_node_id() ? NUMA_LOCAL : NUMA_OTHER);
 	prep_new_block(page, order, gfp);
 	return page;
 }

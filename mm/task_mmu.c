@@ -5,8 +5,8 @@
  * /proc/kpageflags, the flags of every page frame.
  *
  * Both walk the VMAs under mmap_lock (read) and each 2 MiB block of a VMA
- * under the page-table lock: a PMD leaf is one PMD-mapped folio, anything
- * else is a page table of 512 PTEs. The shared zero page is what Linux
+ * under the page-table lock (walk_range, mm/pagewalk.c): a PMD leaf is one
+ * PMD-mapped folio, anything else is a page table of 512 PTEs. The shared zero page is what Linux
  * calls a special page (the rmap does not count it): pagemap reports it
  * present with its PFN and nothing more, and smaps leaves it out of Rss,
  * as Linux does.
@@ -23,70 +23,13 @@
 #include <quire/mm_internal.h>
 #include <quire/huge_mm.h>
 #include <quire/numa.h>
+#include <quire/mempolicy.h>
 #include <quire/pte.h>
 #include <quire/fs.h>
 #include <quire/kernel.h>
 #include <quire/string.h>
 #include <quire/errno.h>
 #include <asm/page.h>
-
-/* ---- the walk: one VMA range, block by block, page-table lock held per block ---- */
-
-struct mmu_walk {
-	/* a PTE (possibly empty) of addr */
-	void (*pte)(struct mmu_walk *w, unsigned long addr, pte_t pte);
-	/* a PMD leaf mapping [addr, end) (part of its 2 MiB) */
-	void (*pmd)(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd);
-	/* nothing mapped in [addr, end) (optional) */
-	void (*hole)(struct mmu_walk *w, unsigned long addr, unsigned long end);
-};
-
-static void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end,
-		       struct mmu_walk *w)
-{
-	for (unsigned long addr = start, next; addr < end; addr = next) {
-		pte_t *pmd, *pte, entry;
-		spinlock_t *ptl;
-
-		next = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, end);
-		pmd = pmd_lookup(mm->pgd, addr, false);
-		entry = pmd ? READ_ONCE(*pmd) : 0;
-		if (pmd_leaf(entry)) {
-			ptl = pmd_lock(mm, pmd);
-			entry = *pmd;
-			if (pmd_leaf(entry))
-				w->pmd(w, addr, next, entry);
-			spin_unlock(ptl);
-			if (!pmd_leaf(entry))
-				next = addr;	/* split meanwhile: walk it by PTE */
-		} else if ((pte = pmd ? pte_offset_map_lock(mm, pmd, addr, &ptl) : NULL)) {
-			for (unsigned long a = addr; a < next; a += PAGE_SIZE)
-				w->pte(w, a, pte[(a - addr) >> PAGE_SHIFT]);
-			pte_unmap_unlock(pte, ptl);
-		} else if (pmd_leaf(pmd ? READ_ONCE(*pmd) : 0)) {
-			next = addr;	/* a 2 MiB mapping appeared: look again */
-		} else if (w->hole) {
-			w->hole(w, addr, next);
-		}
-	}
-}
-
-/*
- * The folio behind a frame mapped in a user page table, or NULL for a
- * special page: the shared zero page, or a frame with no struct page.
- * Page-table lock held.
- */
-static struct folio *normal_folio(unsigned long pfn, struct page **pagep)
-{
-	struct page *page = is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
-	struct folio *folio;
-
-	if (!page)
-		return NULL;
-	folio = page_folio(page);
-	*pagep = page;
-	return folio;
-}
 
 /* ---- pagemap ---- */
 
@@ -220,12 +163,9 @@ static void smaps_account(struct smaps_walk *s, struct folio *folio, struct page
 static void smaps_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
 {
 	struct smaps_walk *s = container_of(w, struct smaps_walk, w);
-	struct folio *folio;
 	struct page *page;
+	struct folio *folio = pte_normal_folio(pte, &page);
 
-	if (!pte_has_page(pte))
-		return;
-	folio = normal_folio(pte_pfn(pte), &page);
 	if (folio)
 		smaps_account(s, folio, page, 1, pte, false);
 }
@@ -252,13 +192,24 @@ static const struct {
 	{ VM_NOHUGEPAGE, "nh" },
 };
 
+/* Linux's vma_is_initial_heap and vma_is_initial_stack (as Quire has always drawn them). */
+static bool vma_is_initial_heap(struct mm_struct *mm, struct vm_area_struct *v)
+{
+	return mm->start_brk && v->vm_start <= mm->brk && v->vm_end >= mm->start_brk;
+}
+
+static bool vma_is_initial_stack(struct mm_struct *mm, struct vm_area_struct *v)
+{
+	return v->vm_start <= mm->start_stack && v->vm_end >= mm->start_stack;
+}
+
 static const char *vma_name(struct mm_struct *mm, struct vm_area_struct *v)
 {
 	if (v->vm_file)
 		return NULL;	/* no path names for inodes yet (no dentries) */
-	if (v->vm_start <= mm->brk && v->vm_end >= mm->start_brk && mm->start_brk)
+	if (vma_is_initial_heap(mm, v))
 		return "[heap]";
-	if (v->vm_start <= mm->start_stack && v->vm_end >= mm->start_stack)
+	if (vma_is_initial_stack(mm, v))
 		return "[stack]";
 	return NULL;
 }
@@ -354,6 +305,90 @@ ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size)
 ssize_t smaps_show(struct mm_struct *mm, char *buf, size_t size)
 {
 	return show_vmas(mm, buf, size, show_vma);
+}
+
+/* ---- numa_maps ---- */
+
+/* Linux's struct numa_maps, for what Quire has (no LRU, swap or writeback). */
+struct numa_maps_walk {
+	struct mmu_walk w;
+	unsigned long pages, anon, dirty, mapcount_max;
+	unsigned long node[MAX_NUMNODES];
+};
+
+/* Linux's gather_stats: nr pages from page on, mapped by one entry; page's mapcount stands for them. */
+static void numa_gather(struct numa_maps_walk *md, struct folio *folio, struct page *page,
+			unsigned long nr, pte_t entry)
+{
+	unsigned long count = (unsigned long)page_mapcount(page);
+
+	md->pages += nr;
+	if (pte_dirty(entry) || test_page_flag((const struct page *)folio, PG_dirty))
+		md->dirty += nr;
+	if (folio_test_anon(folio))
+		md->anon += nr;
+	md->mapcount_max = max(md->mapcount_max, count);
+	md->node[folio_nid(folio)] += nr;
+}
+
+static void numa_maps_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
+{
+	struct numa_maps_walk *md = container_of(w, struct numa_maps_walk, w);
+	struct page *page;
+	struct folio *folio = pte_normal_folio(pte, &page);
+
+	if (folio)
+		numa_gather(md, folio, page, 1, pte);
+}
+
+static void numa_maps_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd)
+{
+	struct numa_maps_walk *md = container_of(w, struct numa_maps_walk, w);
+	struct folio *folio;
+	struct page *page;
+
+	folio = normal_folio(pmd_pfn(pmd) + ((addr & (PMD_SIZE - 1)) >> PAGE_SHIFT), &page);
+	if (folio)
+		numa_gather(md, folio, page, (end - addr) >> PAGE_SHIFT, pmd);
+}
+
+/*
+ * Linux's show_numa_map: "start policy [heap|stack] anon= dirty= mapped=
+ * mapmax= N<node>= kernelpagesize_kB=", the counts only where not zero
+ * (mapped only when it says more than anon or dirty), nothing after the
+ * policy for a VMA with no page present.
+ */
+static int show_numa_map(char *buf, size_t size, struct mm_struct *mm, struct vm_area_struct *v)
+{
+	struct numa_maps_walk md = { .w = { .pte = numa_maps_pte, .pmd = numa_maps_pmd } };
+	int len = scnprintf(buf, size, "%08lx ", v->vm_start);
+
+	len += mpol_to_str(buf + len, size - len, vma_effective_policy(v));
+	if (!v->vm_file && vma_is_initial_heap(mm, v))
+		len += scnprintf(buf + len, size - len, " heap");
+	else if (!v->vm_file && vma_is_initial_stack(mm, v))
+		len += scnprintf(buf + len, size - len, " stack");
+	walk_range(mm, v->vm_start, v->vm_end, &md.w);
+	if (md.pages) {
+		if (md.anon)
+			len += scnprintf(buf + len, size - len, " anon=%lu", md.anon);
+		if (md.dirty)
+			len += scnprintf(buf + len, size - len, " dirty=%lu", md.dirty);
+		if (md.pages != md.anon && md.pages != md.dirty)
+			len += scnprintf(buf + len, size - len, " mapped=%lu", md.pages);
+		if (md.mapcount_max > 1)
+			len += scnprintf(buf + len, size - len, " mapmax=%lu", md.mapcount_max);
+		for (int nid = 0; nid < MAX_NUMNODES; nid++)
+			if (md.node[nid])
+				len += scnprintf(buf + len, size - len, " N%d=%lu", nid, md.node[nid]);
+		len += scnprintf(buf + len, size - len, " kernelpagesize_kB=%lu", PAGE_SIZE >> 10);
+	}
+	return len + scnprintf(buf + len, size - len, "\n");
+}
+
+ssize_t numa_maps_show(struct mm_struct *mm, char *buf, size_t size)
+{
+	return show_vmas(mm, buf, size, show_numa_map);
 }
 
 /* ---- /proc/<pid>/status's memory lines ---- */

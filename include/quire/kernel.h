@@ -15,5 +15,7 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
 /* Like snprintf, but returns the number of characters actually written. */
 int scnprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
+/* The set bits of mask as Linux's "%*pbl" prints them ("0-2,5"), no newline; the length. */
+int scnprint_id_list(char *buf, size_t size, u64 mask);
 
 #endif

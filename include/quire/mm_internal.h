@@ -36,6 +36,20 @@ bool folio_try_get(struct folio *folio);
  */
 int modify_vma_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
 		     unsigned long clear, unsigned long set, bool protection);
+/*
+ * The general form (mmap.c, for mempolicy.c too): each VMA covering
+ * [start, end) that differs(v, arg) is split at the range's ends, given
+ * apply(v, arg), then merged with its neighbours; one that does not differ
+ * stays whole. A hole: -ENOMEM, or skipped with skip_holes.
+ */
+struct vma_modify {
+	bool (*differs)(struct vm_area_struct *v, void *arg);
+	void (*apply)(struct vm_area_struct *v, void *arg);
+	void *arg;
+	bool skip_holes;
+};
+int modify_vma_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		     const struct vma_modify *m);
 /* fn (when given) on the part of each VMA inside [start, end); a hole: -ENOMEM. */
 int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long end,
 		      void (*fn)(struct vm_area_struct *v, unsigned long from, unsigned long to));
@@ -105,6 +119,28 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 /* A page table for a future split of the PMD mapping at pmd; withdraw one back (PMD lock held). */
 void pgtable_deposit(struct mm_struct *mm, pte_t *pmd, struct page *table);
 struct page *pgtable_withdraw(struct mm_struct *mm, pte_t *pmd);
+
+/*
+ * pagewalk.c: walk_range hands each entry of [start, end) (inside one VMA,
+ * mmap_lock held) to w, under the page-table lock of its 2 MiB block.
+ */
+struct mmu_walk {
+	/* a PTE (possibly empty) of addr */
+	void (*pte)(struct mmu_walk *w, unsigned long addr, pte_t pte);
+	/* a PMD leaf mapping [addr, end) (part of its 2 MiB) */
+	void (*pmd)(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd);
+	/* nothing mapped in [addr, end) (optional) */
+	void (*hole)(struct mmu_walk *w, unsigned long addr, unsigned long end);
+};
+void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end, struct mmu_walk *w);
+/*
+ * The folio behind a frame mapped in a user page table (and its page in
+ * *pagep), or NULL for a special page: the shared zero page, or a frame
+ * with no struct page. Page-table lock held.
+ */
+struct folio *normal_folio(unsigned long pfn, struct page **pagep);
+/* The same for what a PTE maps: NULL when it maps no frame or a special page. */
+struct folio *pte_normal_folio(pte_t pte, struct page **pagep);
 
 /* mmap.c */
 /* v (just mapped, moved, grown or given new flags) joins compatible neighbours: the VMA now holding it. */

@@ -98,6 +98,8 @@ struct vm_area_struct {
 	struct anon_vma *anon_vma;	/* where new anonymous folios point (NULL: none yet) */
 	struct list_head anon_vma_chain;/* struct anon_vma_chain.same_vma: every anon_vma linked */
 	struct list_head shared;	/* file VMAs: in the address_space's i_mmap */
+	struct mempolicy vm_policy;	/* mbind; MPOL_DEFAULT (all zero): the task's policy.
+					 * Changed with mmap_lock held for writing */
 };
 
 struct mm_struct {

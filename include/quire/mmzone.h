@@ -44,6 +44,17 @@ enum node_event_item {
 	PGALLOC_FAIL,		/* allocations that found nothing on this node */
 	FOLIO_ALLOC_ORDER_0,	/* folios allocated, per order: FOLIO_ALLOC_ORDER_0 + order */
 	FOLIO_ALLOC_ORDER_LAST = FOLIO_ALLOC_ORDER_0 + MAX_PAGE_ORDER,
+	/*
+	 * Linux's NUMA events (nodeN/numastat), one per allocation as Linux
+	 * counts them. The node asked for is the one a call names: a
+	 * MPOL_BIND or PREFERRED_MANY fault asks its nodes one at a time.
+	 */
+	NUMA_HIT,		/* served here, and here was the node asked for */
+	NUMA_MISS,		/* served here for another node */
+	NUMA_FOREIGN,		/* asked for here, served by another node */
+	NUMA_INTERLEAVE_HIT,	/* an interleave policy's choice, served here */
+	NUMA_LOCAL,		/* served here for a CPU of this node */
+	NUMA_OTHER,		/* served here for a CPU of another node */
 	NR_NODE_EVENT_ITEMS,
 };
 
@@ -69,6 +80,11 @@ static inline unsigned long node_page_state(int nid, enum node_stat_item item)
 static inline unsigned long node_event_count(int nid, enum node_event_item item)
 {
 	return (unsigned long)atomic_long_read(&NODE_DATA(nid)->events[item]);
+}
+
+static inline void count_node_event_nid(int nid, enum node_event_item item)
+{
+	atomic_long_inc(&NODE_DATA(nid)->events[item]);
 }
 
 static inline unsigned long node_end_pfn(int nid)

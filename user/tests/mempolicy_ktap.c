@@ -18,15 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ktap.h"
+#include "mempolicy_uapi.h"
+#include "proc_files.h"
 
-enum { MPOL_DEFAULT, MPOL_PREFERRED, MPOL_BIND, MPOL_INTERLEAVE, MPOL_LOCAL,
-       MPOL_PREFERRED_MANY, MPOL_WEIGHTED_INTERLEAVE, MPOL_MAX };
-#define MPOL_F_NUMA_BALANCING	(1 << 13)
-#define MPOL_F_RELATIVE_NODES	(1 << 14)
-#define MPOL_F_STATIC_NODES	(1 << 15)
-#define MPOL_F_NODE		(1 << 0)
-#define MPOL_F_ADDR		(1 << 1)
-#define MPOL_F_MEMS_ALLOWED	(1 << 2)
 #define PAGE			4096UL
 #define NPAGES			16
 
@@ -40,24 +34,6 @@ static long set_pol(int mode, const unsigned long *mask, unsigned long maxnode)
 static long get_pol(int *mode, unsigned long *mask, unsigned long maxnode, void *addr, int flags)
 {
 	return syscall(SYS_get_mempolicy, mode, mask, maxnode, addr, flags);
-}
-
-/* "0-2" or "0,2" into a mask. */
-static unsigned long parse_list(const char *s)
-{
-	unsigned long m = 0;
-
-	while (*s >= '0' && *s <= '9') {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long i = a; i <= b && i < 64; i++)
-			m |= 1UL << i;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return m;
 }
 
 static int nth_node(unsigned long mask, unsigned long n)
@@ -209,7 +185,7 @@ int main(void)
 			buf[0] = '\0';
 		close(fd);
 	}
-	mem_nodes = parse_list(buf);
+	mem_nodes = parse_id_list(buf);
 	printf("    # nodes with memory: %s", buf[0] ? buf : "(unknown)\n");
 	if (!mem_nodes)
 		mem_nodes = 1;

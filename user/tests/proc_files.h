@@ -41,18 +41,42 @@ static inline long put(const char *path, const char *s)
 	return n;
 }
 
-/* The value of the line "name value" of /proc/vmstat, or -1. */
-static inline long vmstat(const char *name)
+/* The number after "name" and sep on its line of the file ("nr_free_pages 12", "VmRSS:  4 kB"), or -1. */
+static inline long named_value(const char *path, const char *name, char sep)
 {
 	static char buf[8192];
 	size_t len = strlen(name);
 
-	if (slurp("/proc/vmstat", buf, sizeof(buf)) <= 0)
+	if (slurp(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (!strncmp(l, name, len) && l[len] == ' ')
+		if (!strncmp(l, name, len) && l[len] == sep)
 			return strtol(l + len + 1, NULL, 10);
 	return -1;
+}
+
+/* The value of the line "name value" of /proc/vmstat, or -1. */
+static inline long vmstat(const char *name)
+{
+	return named_value("/proc/vmstat", name, ' ');
+}
+
+/* A list of ids as sysfs prints them, "0-2" or "0,2", into a mask. */
+static inline unsigned long parse_id_list(const char *s)
+{
+	unsigned long m = 0;
+
+	while (*s >= '0' && *s <= '9') {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long i = a; i <= b && i < 64; i++)
+			m |= 1UL << i;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return m;
 }
 
 #endif

@@ -731,15 +731,7 @@ static void maps(void)
 /* "Name:   N kB" (or "Name:   N") of /proc/meminfo or /proc/self/status: N, or -1. */
 static long field(const char *path, const char *name)
 {
-	static char buf[8192];
-	size_t len = strlen(name);
-
-	if (slurp(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (!strncmp(l, name, len) && l[len] == ':')
-			return strtol(l + len + 1, NULL, 10);
-	return -1;
+	return named_value(path, name, ':');
 }
 
 /* The text after "Name:\t" on its line of /proc/self/status, into out. */

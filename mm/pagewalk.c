@@ -1,0 +1,59 @@
+/*
+ * The page-table walk that /proc/<pid>/{pagemap,smaps,numa_maps} and
+ * mbind's check of present pages share (include/quire/mm_internal.h):
+ * one VMA range, 2 MiB block by block, with the page-table lock of each
+ * block held while its entries are handed out.
+ */
+#include <quire/mm.h>
+#include <quire/mmap.h>
+#include <quire/pte.h>
+#include <quire/kernel.h>
+#include <quire/mm_internal.h>
+#include <asm/page.h>
+
+void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end, struct mmu_walk *w)
+{
+	mmap_assert_locked(mm);
+	for (unsigned long addr = start, next; addr < end; addr = next) {
+		pte_t *pmd, *pte, entry;
+		spinlock_t *ptl;
+
+		next = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, end);
+		pmd = pmd_lookup(mm->pgd, addr, false);
+		entry = pmd ? READ_ONCE(*pmd) : 0;
+		if (pmd_leaf(entry)) {
+			ptl = pmd_lock(mm, pmd);
+			entry = *pmd;
+			if (pmd_leaf(entry))
+				w->pmd(w, addr, next, entry);
+			spin_unlock(ptl);
+			if (!pmd_leaf(entry))
+				next = addr;	/* split meanwhile: walk it by PTE */
+		} else if ((pte = pmd ? pte_offset_map_lock(mm, pmd, addr, &ptl) : NULL)) {
+			for (unsigned long a = addr; a < next; a += PAGE_SIZE)
+				w->pte(w, a, pte[(a - addr) >> PAGE_SHIFT]);
+			pte_unmap_unlock(pte, ptl);
+		} else if (pmd_leaf(pmd ? READ_ONCE(*pmd) : 0)) {
+			next = addr;	/* a 2 MiB mapping appeared: look again */
+		} else if (w->hole) {
+			w->hole(w, addr, next);
+		}
+	}
+}
+
+struct folio *normal_folio(unsigned long pfn, struct page **pagep)
+{
+	struct page *page = is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
+	struct folio *folio;
+
+	if (!page)
+		return NULL;
+	folio = page_folio(page);
+	*pagep = page;
+	return folio;
+}
+
+struct folio *pte_normal_folio(pte_t pte, struct page **pagep)
+{
+	return pte_has_page(pte) ? normal_folio(pte_pfn(pte), pagep) : NULL;
+}
