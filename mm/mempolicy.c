@@ -8,6 +8,8 @@
  * must be zero.
  */
 #include <quire/mempolicy.h>
+#include <quire/migrate.h>
+#include <quire/rmap.h>
 #include <quire/mm.h>
 #include <quire/mmap.h>
 #include <quire/numa.h>
@@ -390,7 +392,8 @@ struct queue_pages {
 	unsigned int flags;	/* MPOL_MF_* */
 	struct folio *large;	/* the large folio counted last */
 	long nr_failed;		/* misplaced, not to be moved: -EIO under MPOL_MF_STRICT */
-	long nr_to_move;	/* misplaced, for MPOL_MF_MOVE(_ALL) to move */
+	long nr_to_move;	/* misplaced, isolated on folios for MPOL_MF_MOVE(_ALL) to move */
+	struct list_head folios;
 };
 
 static void queue_folio(struct queue_pages *qp, struct folio *folio)
@@ -404,8 +407,12 @@ static void queue_folio(struct queue_pages *qp, struct folio *folio)
 	}
 	if (!(qp->flags & (MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)))
 		qp->nr_failed++;
-	else if ((qp->flags & MPOL_MF_MOVE_ALL) || !folio_maybe_mapped_shared(folio))
-		qp->nr_to_move++;	/* MOVE leaves shared folios, and that is no failure */
+	else if (!(qp->flags & MPOL_MF_MOVE_ALL) && folio_maybe_mapped_shared(folio))
+		return;		/* MOVE leaves shared folios, and that is no failure */
+	else if (isolate_folio_to_list(folio, &qp->folios))	/* (the walk holds its table's lock) */
+		qp->nr_to_move++;
+	else
+		qp->nr_failed++;	/* taken by another migration: not moved */
 }
 
 static void queue_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
@@ -460,34 +467,50 @@ static int queue_pages_range(struct mm_struct *mm, unsigned long start, unsigned
 	return 0;
 }
 
+/* Where mbind's moves go: the range's new policy, at the folio's place in it. */
+struct mbind_target {
+	struct mm_struct *mm;
+	unsigned long start, end;
+};
+
+/*
+ * Linux's alloc_migration_target_by_mpol: a folio of src's order under the
+ * policy of the VMA of the range that maps it (interleave by its index
+ * there). A large folio stays on the nodes the policy picks or is split.
+ */
+static struct folio *alloc_migration_target_by_mpol(struct folio *src, unsigned long private)
+{
+	const struct mbind_target *t = (const struct mbind_target *)private;
+	unsigned long nr = folio_nr_pages(src);
+	gfp_t gfp = __GFP_MOVABLE | __GFP_NOWARN | (nr > 1 ? __GFP_THISNODE : 0);
+	struct vm_area_struct *v;
+
+	for (v = find_vma(t->mm, t->start); v && v->vm_start < t->end; v = find_vma(t->mm, v->vm_end)) {
+		unsigned long addr = vma_address(v, src->index, nr);
+
+		if (addr != (unsigned long)-EFAULT && !v->vm_file == folio_test_anon(src))
+			return mpol_folio_alloc(gfp, folio_order(src), v, addr);
+	}
+	return NULL;
+}
+
 /*
  * MPOL_MF_MOVE / MPOL_MF_MOVE_ALL: move the misplaced folios of [start,
- * end) that queue_pages_range counted in qp->nr_to_move to the nodes of
- * pol, the range's new policy; returns how many could not move, or
- * -errno. This is the one place that needs page migration
- * (include/quire/migrate.h), and mm/migrate.c is not in this tree yet: it
- * says so once and fails with -ENOSYS, after the policy was set.
- *
- * Wired, it does what Linux 6.12's do_mbind does: each folio queue_folio
- * counts in nr_to_move is taken with isolate_folio_to_list (under its
- * page-table lock, where the walk holds it; one that cannot be isolated
- * counts as not moved), then, with mmap_lock dropped, migrate_pages(list,
- * a target allocated under pol with the folio's interleave index,
- * NULL, ..., MIGRATE_SYNC, MR_MEMPOLICY_MBIND, NULL), then
- * putback_movable_pages for what stayed.
+ * end) that queue_pages_range isolated onto qp->folios to the nodes of the
+ * range's new policy (Linux 6.12's do_mbind, mmap_lock still held for
+ * writing); returns how many could not move.
  */
 static long mbind_move_folios(struct mm_struct *mm, unsigned long start, unsigned long end,
-			      const struct mempolicy *pol, const struct queue_pages *qp)
+			      struct queue_pages *qp)
 {
-	static bool warned;
+	struct mbind_target t = { .mm = mm, .start = start, .end = end };
+	int failed;
 
 	mmap_assert_write_locked(mm);
-	if (!warned) {
-		warned = true;
-		pr_warn("mempolicy: mbind: MPOL_MF_MOVE(_ALL) found %ld misplaced folios, but page migration is not in this kernel yet: -ENOSYS\n",
-			qp->nr_to_move);
-	}
-	return -ENOSYS;
+	failed = migrate_pages(&qp->folios, alloc_migration_target_by_mpol, NULL, (unsigned long)&t,
+			       MIGRATE_SYNC, MR_MEMPOLICY_MBIND, NULL);
+	putback_movable_pages(&qp->folios);
+	return failed < 0 ? 1 : failed;		/* -ENOMEM: some folio stayed */
 }
 
 static bool policy_differs(struct vm_area_struct *v, void *arg)
@@ -524,11 +547,13 @@ static long do_mbind(struct mm_struct *mm, unsigned long start, unsigned long en
 	long err;
 
 	mmap_assert_write_locked(mm);
+	INIT_LIST_HEAD(&qp.folios);
 	err = queue_pages_range(mm, start, end, &qp, pol->mode == MPOL_DEFAULT);
 	if (!err)
 		err = mbind_range(mm, start, end, pol);
 	if (!err && qp.nr_to_move)
-		err = mbind_move_folios(mm, start, end, pol, &qp);
+		err = mbind_move_folios(mm, start, end, &qp);
+	putback_movable_pages(&qp.folios);	/* isolated before an error: given back */
 	if (err > 0)
 		qp.nr_failed += err;
 	if (err >= 0)
