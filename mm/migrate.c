@@ -59,6 +59,8 @@ bool migrate_batching = true;
 CMDLINE_BOOL("migrate_batch", migrate_batching,
 	     "unmap and restore a run of PTEs of one folio in one step (0: one PTE at a time)");
 
+void (*migrate_unmapped_hook)(struct folio *src);
+
 atomic_long_t migrate_events[NR_MIGRATE_EVENTS];
 const char *const migrate_event_names[NR_MIGRATE_EVENTS] = {
 	[PGMIGRATE_SUCCESS] = "pgmigrate_success",
@@ -596,6 +598,8 @@ static int migrate_pages_batch(struct list_head *from, new_folio_t get_new_folio
 			break;
 		}
 	}
+	if (nr && migrate_unmapped_hook)
+		migrate_unmapped_hook(batch[0].src);
 	for (int i = 0; i < nr; i++) {
 		struct folio *f = batch[i].src;
 		unsigned long n = folio_nr_pages(f);

@@ -84,6 +84,13 @@ int migrate_pages(struct list_head *from, new_folio_t get_new_folio, free_folio_
 /* Batching switch (default on): off, unmap and restore one PTE at a time. */
 extern bool migrate_batching;
 
+/*
+ * Tests only (tests/kernel/migrate_test.c): called with the first folio of
+ * each batch once the batch is unmapped, before anything is copied, so a
+ * test can make a fault meet the migration entries. NULL otherwise.
+ */
+extern void (*migrate_unmapped_hook)(struct folio *src);
+
 /* A fault met a migration entry: sleep until its folio is unlocked (then fault again). */
 void migration_entry_wait_on_locked(swp_entry_t entry);
 
