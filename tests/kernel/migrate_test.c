@@ -37,6 +37,20 @@ static int other_node(int nid)
 	return NUMA_NO_NODE;
 }
 
+/* thpt_begin, and a target node other than the case's: skips the case on one node. */
+static int begin_two_nodes(struct ktest *t, struct thp_ctx *c)
+{
+	int target;
+
+	thpt_begin(t, c);
+	target = other_node(c->nid);
+	if (target == NUMA_NO_NODE) {
+		thpt_end(t, c);
+		ktest_skip(t, "one node with memory");
+	}
+	return target;
+}
+
 /* Migrate the folio mapped at addr to nid with get (NULL: alloc_migration_target). */
 static int move_folio(struct mm_struct *mm, unsigned long addr, int nid, new_folio_t *get)
 {
@@ -87,12 +101,7 @@ static void batched_and_per_page_counts(struct ktest *t)
 	struct mm_struct *mm;
 	int target;
 
-	thpt_begin(t, &c);
-	target = other_node(c.nid);
-	if (target == NUMA_NO_NODE) {
-		thpt_end(t, &c);
-		ktest_skip(t, "one node with memory");
-	}
+	target = begin_two_nodes(t, &c);
 	thp_set_order_mode(4, THP_ALWAYS);
 	thp_set_order_mode(HPAGE_PMD_ORDER, THP_NEVER);
 	mm = thpt_new_mm(&c);
@@ -137,12 +146,7 @@ static void extra_reference_refuses_and_restores(struct ktest *t)
 	long failed;
 	int target;
 
-	thpt_begin(t, &c);
-	target = other_node(c.nid);
-	if (target == NUMA_NO_NODE) {
-		thpt_end(t, &c);
-		ktest_skip(t, "one node with memory");
-	}
+	target = begin_two_nodes(t, &c);
 	thp_set_order_mode(4, THP_ALWAYS);
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
@@ -181,12 +185,7 @@ static void no_target_memory(struct ktest *t)
 	long split;
 	int target;
 
-	thpt_begin(t, &c);
-	target = other_node(c.nid);
-	if (target == NUMA_NO_NODE) {
-		thpt_end(t, &c);
-		ktest_skip(t, "one node with memory");
-	}
+	target = begin_two_nodes(t, &c);
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
 	CHECK_EQ(t, thpt_map_anon(mm, a, SZ_4K), a);
@@ -259,14 +258,13 @@ static void fault_waits_for_the_migration(struct ktest *t)
 	unsigned long old_pfn;
 	int target, cpu;
 
-	thpt_begin(t, &c);
-	target = other_node(c.nid);
+	target = begin_two_nodes(t, &c);
 	for_each_online_cpu(cpu)
 		if (cpu != smp_processor_id())
 			r.cpu = cpu;
-	if (target == NUMA_NO_NODE || r.cpu < 0) {
+	if (r.cpu < 0) {
 		thpt_end(t, &c);
-		ktest_skip(t, "needs a second node with memory and a second CPU");
+		ktest_skip(t, "one CPU");
 	}
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
