@@ -9,7 +9,14 @@
  *   /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/<name>   a number
  *
  * for the sizes 16kB .. 2048kB (orders 2..9) and the names of
- * mthp_stat_names[]; /sys/kernel/debug, empty, where debugfs is mounted
+ * mthp_stat_names[]; Quire's own batching switches (docs/bench.md), each
+ * "1" (on, the default) or "0", the same as the command line's:
+ *
+ *   /sys/kernel/mm/quire/migrate_batch    (migrate_batch=)
+ *   /sys/kernel/mm/quire/rmap_batch       (rmap_batch=)
+ *   /sys/kernel/mm/quire/copy_mc_batch    (copy_mc_batch=)
+ *
+ * /sys/kernel/debug, empty, where debugfs is mounted
  * (fs/debugfs.c); and the node and CPU topology under
  * /sys/devices/system (fs/sysfs_node.c). A write of a value the setting does not know is
  * EINVAL, and the setting stays as it was.
@@ -17,6 +24,10 @@
 #define pr_fmt(fmt) "sysfs: " fmt
 #include <quire/pseudofs.h>
 #include <quire/huge_mm.h>
+#include <quire/migrate.h>
+#include <quire/rmap.h>
+#include <quire/copy_mc.h>
+#include <quire/string.h>
 #include <quire/kernel.h>
 #include <quire/errno.h>
 #include <quire/printk.h>
@@ -98,6 +109,39 @@ static const struct pseudo_ops order_enabled_ops = {
 };
 static const struct pseudo_ops stat_ops = { .show = stat_show };
 
+/* A batching switch: data points at its bool. */
+static ssize_t switch_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return scnprintf(buf, size, "%d\n", READ_ONCE(*(bool *)pf->data));
+}
+
+static int switch_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len != 1 || (buf[0] != '0' && buf[0] != '1'))
+		return -EINVAL;
+	WRITE_ONCE(*(bool *)pf->data, buf[0] == '1');
+	return 0;
+}
+
+static const struct pseudo_ops switch_ops = { .show = switch_show, .store = switch_store };
+
+static int add_switches(struct pseudo_node *mm)
+{
+	static const struct { const char *name; bool *value; } switches[] = {
+		{ "migrate_batch", &migrate_batching },
+		{ "rmap_batch", &rmap_batching },
+		{ "copy_mc_batch", &copy_mc_batching },
+	};
+	struct pseudo_node *dir = pseudo_mkdir(mm, "quire");
+	int err = dir ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < ARRAY_SIZE(switches) && !err; i++)
+		err = pseudo_create(dir, switches[i].name, 0644, &switch_ops, switches[i].value);
+	return err;
+}
+
 /* hugepages-<size>kB/{enabled,stats/...} of one order. */
 static int add_size_dir(struct pseudo_node *thp, unsigned int order)
 {
@@ -143,6 +187,8 @@ int sysfs_init(void)
 	for (unsigned int order = THP_ORDER_MIN; order <= HPAGE_PMD_ORDER && !err; order++)
 		if (THP_ORDERS_ANON & (1UL << order))
 			err = add_size_dir(thp, order);
+	if (!err)
+		err = add_switches(mm);
 	if (!err)
 		err = sysfs_node_init(sysfs_root);
 	if (!err)

@@ -1008,7 +1008,7 @@ void exit_to_user_mode(struct pt_regs *regs, bool from_syscall)
 long sys_rt_sigaction(u64 sig, u64 uact, u64 uoact, u64 sigsetsize, u64 a4, u64 a5)
 {
 	struct sighand_struct *sh = current->sighand;
-	struct k_sigaction act, old;
+	struct k_sigaction act = { 0 }, old;	/* (read only when uact: the compiler cannot tell) */
 	unsigned long flags;
 
 	if (sigsetsize != 8 || !valid_signal(sig))

@@ -8,6 +8,11 @@ Runs, in this order,
                TOPOLOGY=numa3, CMDLINE="bench=all"
   qemu-icount  the same with -icount shift=0: one TSC tick per guest
                instruction, deterministic (and single-threaded TCG)
+and, in both QEMU environments, the ring-3 benchmarks (user/bench/*.c,
+USER_BENCHES) as init= programs of Quire, booted with debug_pagealloc=0;
+  linux        the same ring-3 programs on Linux 6.12 (Debian's cloud
+               kernel, scripts/linux-selftests.sh boot-linux: fetched once),
+               on the same QEMU machine with -icount shift=0
 collects every "bench-csv: benchmark,case,folio_size,mode,metric,value,unit"
 line, puts the environment into `case` (an empty case becomes the
 environment, any other becomes ENV/case), adds the run's extra kernel
@@ -41,7 +46,10 @@ import bench_plot  # noqa: E402
 FIELDS = bench_plot.FIELDS		# what a bench-csv line holds
 HEADER = bench_plot.HEADER		# and the run's options and revision
 OPTIONS, REVISION = HEADER.index('options'), HEADER.index('revision')
-ENVS = ['host', 'qemu-tcg', 'qemu-icount']
+ENVS = ['host', 'qemu-tcg', 'qemu-icount', 'linux']
+# The ring-3 benchmarks: name -> the program in the initrd and its arguments
+# (the same binary on Quire and on Linux; docs/bench.md, "migrate").
+USER_BENCHES = {'move_pages': ('/bench/move_pages_bench', ['64'])}
 ICOUNT_ARGS = '-icount shift=0'
 TABLE_METRICS = 'throughput,tsc_ticks_per_page,buddy_splits'
 # The rmap table's columns unless --metrics names some of its metrics.
@@ -94,6 +102,44 @@ def run_qemu(env_name, args, extra):
                CMDLINE=cmdline, KERNEL=args.kernel, BUILD=args.build,
                QEMU_EXTRA=extra, TIMEOUT=str(args.timeout))
     return run_logged(env_name, ['bash', 'scripts/run-qemu.sh'], env, args.timeout, args.logdir)
+
+
+def user_bench_names(spec):
+    return [n for n in USER_BENCHES if spec == 'all' or n in spec.split(',')]
+
+
+def kernel_spec(spec):
+    """What bench= gets: 'all', the kernel's names of a list, or None (only ring-3 ones)."""
+    if spec == 'all':
+        return spec
+    names = [n for n in spec.split(',') if n not in USER_BENCHES]
+    return ','.join(names) if names else None
+
+
+def run_user_qemu(env_name, name, args, extra):
+    """A ring-3 benchmark as Quire's init= program (debug_pagealloc off, as the kernel's benchmarks)."""
+    prog, pargs = USER_BENCHES[name]
+    cmdline = f'init="/bin/init {prog} {" ".join(pargs)}" debug_pagealloc=0 {args.cmdline}'.strip()
+    env = dict(os.environ, FIRMWARE='direct', TOPOLOGY=args.topology, CMDLINE=cmdline,
+               KERNEL=args.kernel, BUILD=args.build, INITRD=os.path.join(args.build, 'initrd.cpio'),
+               QEMU_EXTRA=extra, TIMEOUT=str(args.timeout))
+    return run_logged(f'{env_name}-{name}', ['bash', 'scripts/run-qemu.sh'], env, args.timeout,
+                      args.logdir)
+
+
+def run_user_linux(name, args):
+    """A ring-3 benchmark on Linux 6.12 under -icount shift=0, through kselftest_run -o."""
+    prog, pargs = USER_BENCHES[name]
+    root = os.path.abspath(os.path.join(args.build, 'bench', 'linux-root'))
+    os.makedirs(os.path.join(root, 'bench'), exist_ok=True)
+    with open(os.path.join(root, 'bench', 'run.list'), 'w') as f:
+        f.write(','.join([prog] + pargs) + f' timeout={args.timeout}\n')
+    env = dict(os.environ, BUILD=args.build, QEMU_EXTRA=ICOUNT_ARGS)
+    cmd = ['bash', 'scripts/linux-selftests.sh', 'boot-linux',
+           os.path.join(args.logdir, f'linux-{name}.serial'), str(args.timeout + 600),
+           os.path.join(args.build, 'bench', 'linux-initrd.cpio'),
+           f'-N bench -o -t {args.timeout} -f /bench/run.list', root]
+    return run_logged(f'linux-{name}', cmd, env, args.timeout + 900, args.logdir)
 
 
 def git_revision():
@@ -386,14 +432,24 @@ def main():
             if args.bench != 'all' and os.path.basename(b).removeprefix('bench_') not in names:
                 continue
             runs.append(('host', lambda b=b: run_host(b, args.bench, args.timeout, args.logdir)))
-    if 'qemu-tcg' in envs:
-        runs.append(('qemu-tcg', lambda: run_qemu('qemu-tcg', args, '')))
-    if 'qemu-icount' in envs:
-        runs.append(('qemu-icount', lambda: run_qemu('qemu-icount', args, ICOUNT_ARGS)))
+    kspec, user = kernel_spec(args.bench), user_bench_names(args.bench)
+    for env, extra in (('qemu-tcg', ''), ('qemu-icount', ICOUNT_ARGS)):
+        if env not in envs:
+            continue
+        if kspec:
+            kargs = argparse.Namespace(**{**vars(args), 'bench': kspec})
+            runs.append((env, lambda env=env, extra=extra, kargs=kargs:
+                         run_qemu(env, kargs, extra)))
+        for name in user:
+            runs.append((env, lambda env=env, extra=extra, name=name:
+                         run_user_qemu(env, name, args, extra)))
+    if 'linux' in envs:
+        for name in user:
+            runs.append(('linux', lambda name=name: run_user_linux(name, args)))
     revision = git_revision()
     for env, run in runs:
         status, out = run()
-        options = args.cmdline.strip() if env != 'host' else ''
+        options = args.cmdline.strip() if env not in ('host', 'linux') else ''
         rows = [r + [options, revision] for r in parse_rows(out, env, env)]
         if status != 0 or not rows:
             # A failed run keeps the previous results of its environment.

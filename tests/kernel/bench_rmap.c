@@ -55,6 +55,7 @@
 #include <quire/string.h>
 #include <quire/time.h>
 #include <quire/errno.h>
+#include "bench_mm.h"
 
 /*
  * 64 MiB in the kernel: in a DEBUG_MM build, MADV_DONTNEED page by page
@@ -70,7 +71,7 @@
 #endif
 #define RB_MAX_REPS	15
 #define RB_WARMUP_LEN	(2 * PMD_SIZE)
-#define RB_BASE		0x100000000UL	/* 4 GiB: 2 MiB aligned, far from anything */
+#define BM_BASE		0x100000000UL	/* 4 GiB: 2 MiB aligned, far from anything */
 
 /* The host program may change these before kbench_run. */
 static unsigned long rb_mib = RMAP_BENCH_MIB;
@@ -83,13 +84,7 @@ static const char *const rb_op_name[RB_NR_OPS] = {
 	"munmap", "fork", "cow", "dontneed", "pte-remap",
 };
 
-struct rb_layout {
-	const char *map;	/* "pte" or "pmd": how the folios end up mapped */
-	unsigned int order;	/* folio order */
-	bool pmd;		/* mapped by PMDs (else PTEs) */
-};
-
-static const struct rb_layout rb_layouts[] = {
+static const struct bm_layout bm_layouts[] = {
 	{ "pte", 0, false },
 	{ "pte", 4, false },
 	{ "pte", HPAGE_PMD_ORDER, false },
@@ -104,153 +99,6 @@ struct rb_sample {
 	long cost[NR_MM_COST_ITEMS];
 };
 
-struct rb_thp {
-	enum thp_mode global;
-	enum thp_mode order[HPAGE_PMD_ORDER + 1];
-};
-
-static void rb_thp_save(struct rb_thp *s)
-{
-	s->global = thp_global_mode();
-	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
-		s->order[o] = thp_order_mode(o);
-}
-
-static void rb_thp_restore(const struct rb_thp *s)
-{
-	thp_set_global_mode(s->global);
-	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
-		thp_set_order_mode(o, s->order[o]);
-}
-
-/* Allow exactly one folio order for anonymous faults (0: none but order 0). */
-static void rb_thp_only(unsigned int order)
-{
-	thp_set_global_mode(THP_ALWAYS);
-	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++) {
-		enum thp_mode m = THP_NEVER;
-
-		if (o == order)
-			m = o == HPAGE_PMD_ORDER ? THP_INHERIT : THP_ALWAYS;
-		thp_set_order_mode(o, m);
-	}
-}
-
-static void rb_cost_read(long *v)
-{
-	for (int i = 0; i < NR_MM_COST_ITEMS; i++)
-		v[i] = atomic_long_read(&mm_cost[i]);
-}
-
-/* The folio mapped at addr and whether by a PMD; NULL when nothing is. */
-static struct folio *rb_folio_at(struct mm_struct *mm, unsigned long addr, bool *by_pmd,
-				 bool *writable)
-{
-	pte_t *pmd = pmd_lookup(mm->pgd, addr, false), *pte;
-
-	*by_pmd = false;
-	if (!pmd || !*pmd)
-		return NULL;
-	if (pmd_leaf(*pmd)) {
-		*by_pmd = true;
-		*writable = pte_write(*pmd);
-		return page_folio(pfn_to_page(pmd_pfn(*pmd) + ((addr & (PMD_SIZE - 1)) >> PAGE_SHIFT)));
-	}
-	pte = pte_lookup(mm->pgd, addr, false);
-	if (!pte || !pte_present(*pte))
-		return NULL;
-	*writable = pte_write(*pte);
-	return page_folio(pfn_to_page(pte_pfn(*pte)));
-}
-
-/* Is every page of [RB_BASE, +len) mapped the way the layout says? */
-static int rb_check_layout(struct mm_struct *mm, const struct rb_layout *l, unsigned long len)
-{
-	for (unsigned long a = RB_BASE; a < RB_BASE + len; a += PAGE_SIZE) {
-		bool by_pmd, w;
-		struct folio *f = rb_folio_at(mm, a, &by_pmd, &w);
-
-		if (!f || folio_order(f) != l->order || by_pmd != l->pmd || !w) {
-			rb_err("%s at %#lx: %s folio of order %d, %s, %s; want order %u by %s\n",
-			       l->map, a, f ? "a" : "no", f ? (int)folio_order(f) : -1,
-			       by_pmd ? "PMD" : "PTE", w ? "writable" : "read-only", l->order,
-			       l->pmd ? "PMD" : "PTE");
-			return -EIO;
-		}
-	}
-	return 0;
-}
-
-/* A new mm with [RB_BASE, +len) mapped anonymous and populated in layout l. */
-static struct mm_struct *rb_populate(const struct rb_layout *l, unsigned long len, int *errp)
-{
-	unsigned long step = PAGE_SIZE << l->order, nr = len / step;
-	unsigned long alloc[HPAGE_PMD_ORDER + 1], splits = thp_event_read(THP_SPLIT_PMD);
-	struct mm_struct *mm = mm_alloc();
-	long ret;
-	int err = 0;
-
-	if (!mm) {
-		*errp = -ENOMEM;
-		return NULL;
-	}
-	rb_thp_only(l->order);
-	down_write(&mm->mmap_lock);
-	ret = do_mmap(mm, RB_BASE, len, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
-	if (ret == (long)RB_BASE && l->order == 0)
-		ret = do_madvise(mm, RB_BASE, len, MADV_NOHUGEPAGE) ?: (long)RB_BASE;
-	up_write(&mm->mmap_lock);
-	if (ret != (long)RB_BASE) {
-		rb_err("do_mmap/do_madvise: %ld\n", ret);
-		err = ret < 0 ? (int)ret : -EIO;
-		goto fail;
-	}
-	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
-		alloc[o] = mthp_stat_read(o, MTHP_STAT_ANON_FAULT_ALLOC);
-	/* One fault per folio: a fallback to smaller folios leaves holes, found below. */
-	for (unsigned long a = RB_BASE; a < RB_BASE + len && !err; a += step)
-		err = handle_mm_fault(mm, a, FAULT_FLAG_WRITE);
-	if (err) {
-		rb_err("populating %s order %u: fault error %d\n", l->map, l->order, err);
-		goto fail;
-	}
-	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++) {
-		unsigned long got = mthp_stat_read(o, MTHP_STAT_ANON_FAULT_ALLOC) - alloc[o];
-		unsigned long want = o == l->order ? nr : 0;
-
-		if (got != want) {
-			rb_err("populating order %u: %lu order-%u folios faulted, want %lu\n",
-			       l->order, got, o, want);
-			err = -EIO;
-		}
-	}
-	if ((unsigned long)atomic_long_read(&mm->rss) != len / PAGE_SIZE) {
-		rb_err("populating order %u: rss %ld, want %lu\n", l->order,
-		       atomic_long_read(&mm->rss), len / PAGE_SIZE);
-		err = -EIO;
-	}
-	if (!err && l->order == HPAGE_PMD_ORDER && !l->pmd) {
-		down_read(&mm->mmap_lock);
-		for (unsigned long a = RB_BASE; a < RB_BASE + len; a += PMD_SIZE)
-			split_huge_pmd(find_vma(mm, a), a);
-		up_read(&mm->mmap_lock);
-		if (thp_event_read(THP_SPLIT_PMD) - splits != nr) {
-			rb_err("split_huge_pmd: %lu PMDs split, want %lu\n",
-			       thp_event_read(THP_SPLIT_PMD) - splits, nr);
-			err = -EIO;
-		}
-	}
-	if (!err)
-		err = rb_check_layout(mm, l, len);
-	if (!err)
-		return mm;
-fail:
-	mmput(mm);
-	*errp = err;
-	return NULL;
-}
-
 /* After the timed operation: did it do what it should? */
 static int rb_check_result(enum rb_op op, struct mm_struct *mm, struct mm_struct *child,
 			   unsigned long len)
@@ -260,7 +108,7 @@ static int rb_check_result(enum rb_op op, struct mm_struct *mm, struct mm_struct
 
 	switch (op) {
 	case RB_MUNMAP:
-		if (rss || find_vma(mm, RB_BASE))
+		if (rss || find_vma(mm, BM_BASE))
 			goto bad;
 		return 0;
 	case RB_DONTNEED:
@@ -273,10 +121,10 @@ static int rb_check_result(enum rb_op op, struct mm_struct *mm, struct mm_struct
 		return 0;
 	case RB_COW:
 		/* Every parent page is a writable order-0 copy of the child's. */
-		for (unsigned long a = RB_BASE; a < RB_BASE + len; a += PAGE_SIZE) {
+		for (unsigned long a = BM_BASE; a < BM_BASE + len; a += PAGE_SIZE) {
 			bool by_pmd, w, cby_pmd, cw;
-			struct folio *f = rb_folio_at(mm, a, &by_pmd, &w);
-			struct folio *cf = rb_folio_at(child, a, &cby_pmd, &cw);
+			struct folio *f = bm_folio_at(mm, a, &by_pmd, &w);
+			struct folio *cf = bm_folio_at(child, a, &cby_pmd, &cw);
 
 			if (!f || !cf || f == cf || by_pmd || !w || folio_order(f)) {
 				rb_err("cow at %#lx: parent folio %p%s%s, child's %p\n", a, f,
@@ -288,7 +136,7 @@ static int rb_check_result(enum rb_op op, struct mm_struct *mm, struct mm_struct
 			goto bad;
 		return 0;
 	case RB_PTE_REMAP:
-		for (unsigned long a = RB_BASE; a < RB_BASE + len; a += PMD_SIZE) {
+		for (unsigned long a = BM_BASE; a < BM_BASE + len; a += PMD_SIZE) {
 			pte_t *pmd = pmd_lookup(mm->pgd, a, false);
 
 			if (!pmd || pmd_leaf(*pmd)) {
@@ -309,7 +157,7 @@ bad:
 }
 
 /* One timed run of op on a fresh mm of layout l. verify: mm_verify() afterwards. */
-static int rb_run_once(const struct rb_layout *l, enum rb_op op, unsigned long len,
+static int rb_run_once(const struct bm_layout *l, enum rb_op op, unsigned long len,
 		       bool verify, struct rb_sample *s)
 {
 	struct mm_struct *mm, *child = NULL;
@@ -317,7 +165,7 @@ static int rb_run_once(const struct rb_layout *l, enum rb_op op, unsigned long l
 	u64 t0, c0;
 	int err = 0;
 
-	mm = rb_populate(l, len, &err);
+	mm = bm_populate(l, len, &err);
 	if (!mm)
 		return err;
 	if (op == RB_COW) {
@@ -328,13 +176,13 @@ static int rb_run_once(const struct rb_layout *l, enum rb_op op, unsigned long l
 		}
 	}
 
-	rb_cost_read(before);
+	bm_cost_read(before);
 	t0 = ktime_get_ns();
 	c0 = kbench_cycles();
 	switch (op) {
 	case RB_MUNMAP:
 		down_write(&mm->mmap_lock);
-		err = do_munmap(mm, RB_BASE, len);
+		err = do_munmap(mm, BM_BASE, len);
 		up_write(&mm->mmap_lock);
 		break;
 	case RB_FORK:
@@ -343,7 +191,7 @@ static int rb_run_once(const struct rb_layout *l, enum rb_op op, unsigned long l
 			err = -ENOMEM;
 		break;
 	case RB_COW:
-		for (unsigned long a = RB_BASE; a < RB_BASE + len && !err; a += PAGE_SIZE)
+		for (unsigned long a = BM_BASE; a < BM_BASE + len && !err; a += PAGE_SIZE)
 			err = handle_mm_fault(mm, a, FAULT_FLAG_WRITE);
 		break;
 	case RB_DONTNEED:
@@ -352,7 +200,7 @@ static int rb_run_once(const struct rb_layout *l, enum rb_op op, unsigned long l
 		 * the page, the VMA untouched. do_madvise would split the VMA at
 		 * both ends of every call (docs/bench.md).
 		 */
-		for (unsigned long a = RB_BASE; a < RB_BASE + len; a += PAGE_SIZE) {
+		for (unsigned long a = BM_BASE; a < BM_BASE + len; a += PAGE_SIZE) {
 			down_read(&mm->mmap_lock);
 			unmap_region(find_vma(mm, a), a, a + PAGE_SIZE);
 			up_read(&mm->mmap_lock);
@@ -360,7 +208,7 @@ static int rb_run_once(const struct rb_layout *l, enum rb_op op, unsigned long l
 		break;
 	case RB_PTE_REMAP:
 		down_read(&mm->mmap_lock);
-		for (unsigned long a = RB_BASE; a < RB_BASE + len; a += PMD_SIZE)
+		for (unsigned long a = BM_BASE; a < BM_BASE + len; a += PMD_SIZE)
 			split_huge_pmd(find_vma(mm, a), a);
 		up_read(&mm->mmap_lock);
 		break;
@@ -369,7 +217,7 @@ static int rb_run_once(const struct rb_layout *l, enum rb_op op, unsigned long l
 	}
 	s->ticks = kbench_cycles() - c0;
 	s->ns = ktime_get_ns() - t0;
-	rb_cost_read(after);
+	bm_cost_read(after);
 	for (int i = 0; i < NR_MM_COST_ITEMS; i++)
 		s->cost[i] = after[i] - before[i];
 
@@ -394,7 +242,7 @@ out:
 	return err;
 }
 
-static void rb_report(const struct rb_layout *l, enum rb_op op, int mode, const char *metric,
+static void rb_report(const struct bm_layout *l, enum rb_op op, int mode, const char *metric,
 		      u64 milli, const char *unit)
 {
 	char bcase[32];
@@ -412,7 +260,7 @@ static const char *const rb_cost_unit[NR_MM_COST_ITEMS] = {
 };
 
 /* Both modes of one (layout, operation), repetitions interleaved. */
-static int rb_measure(const struct rb_layout *l, enum rb_op op, unsigned long len)
+static int rb_measure(const struct bm_layout *l, enum rb_op op, unsigned long len)
 {
 	u64 ns[2][RB_MAX_REPS], ticks[2][RB_MAX_REPS];
 	struct rb_sample first[2];
@@ -466,71 +314,33 @@ static int rb_measure(const struct rb_layout *l, enum rb_op op, unsigned long le
 	return 0;
 }
 
-/*
- * Write one byte to every free page of the node, then free it all again.
- * Under QEMU, the first write to a guest frame costs a host page fault
- * (on the host, the arena's first touch does): without this, whichever
- * run first gets memory nothing has used since boot pays for it, several
- * times the cost of fork of a PMD-mapped range. It also checks (and so
- * clears) the poison of pages freed with debug_pagealloc on, which the
- * timed runs would otherwise meet at random.
- */
-static void rb_touch_node(int nid)
-{
-	const gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN;
-	void *chain = NULL;
-	unsigned long pages = 0;
-
-	for (int order = MAX_PAGE_ORDER; order >= 0; order--) {
-		struct page *page;
-
-		while ((page = alloc_pages_node(nid, gfp, (unsigned int)order))) {
-			char *p = page_address(page);
-
-			for (unsigned long i = 1; i < (1UL << order); i++)
-				p[i * PAGE_SIZE] = 0;
-			*(void **)p = chain;	/* the chain of blocks, in the blocks */
-			*(unsigned long *)(p + sizeof(void *)) = (unsigned long)order;
-			chain = p;
-			pages += 1UL << order;
-		}
-	}
-	while (chain) {
-		char *p = chain;
-
-		chain = *(void **)p;
-		__free_pages(virt_to_page(p), (unsigned int)*(unsigned long *)(p + sizeof(void *)));
-	}
-	printk(KERN_RAW "bench: rmap: touched %lu free pages of node %d\n", pages, nid);
-}
-
 static int bench_rmap(void)
 {
 	unsigned long len = rb_mib << 20;
 	bool saved_batching = rmap_batching, saved_debug = debug_pagealloc;
-	struct rb_thp saved_thp;
+	struct bm_thp saved_thp;
 	int err = 0;
 
 	if (!len || len % PMD_SIZE) {
 		rb_err("%lu MiB is not a whole number of 2 MiB blocks\n", rb_mib);
 		return -EINVAL;
 	}
-	printk(KERN_RAW "bench: rmap: %lu MiB at %#lx, node %d, median of %u\n", rb_mib, RB_BASE,
+	printk(KERN_RAW "bench: rmap: %lu MiB at %#lx, node %d, median of %u\n", rb_mib, BM_BASE,
 	       numa_node_id(), rb_reps);
-	rb_thp_save(&saved_thp);
+	bm_thp_save(&saved_thp);
 	/* Poisoning every freed page would be most of what munmap measures. */
 	debug_pagealloc = false;
-	rb_touch_node(numa_mem_id_of(numa_node_id()));
-	for (unsigned int i = 0; i < ARRAY_SIZE(rb_layouts) && !err; i++) {
+	bm_touch_node(numa_mem_id_of(numa_node_id()));
+	for (unsigned int i = 0; i < ARRAY_SIZE(bm_layouts) && !err; i++) {
 		for (int op = 0; op < RB_NR_OPS && !err; op++) {
-			if (op == RB_PTE_REMAP && !rb_layouts[i].pmd)
+			if (op == RB_PTE_REMAP && !bm_layouts[i].pmd)
 				continue;	/* nothing PMD-mapped to remap: n/a */
-			err = rb_measure(&rb_layouts[i], op, len);
+			err = rb_measure(&bm_layouts[i], op, len);
 		}
 	}
 	debug_pagealloc = saved_debug;
 	rmap_batching = saved_batching;
-	rb_thp_restore(&saved_thp);
+	bm_thp_restore(&saved_thp);
 	return err;
 }
 KBENCH(rmap, bench_rmap,
