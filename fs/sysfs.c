@@ -16,6 +16,10 @@
  *   /sys/kernel/mm/quire/rmap_batch       (rmap_batch=)
  *   /sys/kernel/mm/quire/copy_mc_batch    (copy_mc_batch=)
  *
+ * MPOL_WEIGHTED_INTERLEAVE's weights (mm/mempolicy.c), one file a node:
+ *
+ *   /sys/kernel/mm/mempolicy/weighted_interleave/nodeN   1..255 (0 stores the default, 1)
+ *
  * /sys/kernel/debug, empty, where debugfs is mounted
  * (fs/debugfs.c); and the node and CPU topology under
  * /sys/devices/system (fs/sysfs_node.c). A write of a value the setting does not know is
@@ -27,6 +31,8 @@
 #include <quire/migrate.h>
 #include <quire/rmap.h>
 #include <quire/copy_mc.h>
+#include <quire/mempolicy.h>
+#include <quire/numa.h>
 #include <quire/string.h>
 #include <quire/kernel.h>
 #include <quire/errno.h>
@@ -142,6 +148,37 @@ static int add_switches(struct pseudo_node *mm)
 	return err;
 }
 
+/* weighted_interleave/nodeN: data is the node id. */
+static ssize_t il_weight_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return mpol_il_weight_show((int)(unsigned long)pf->data, buf, size);
+}
+
+static int il_weight_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	return mpol_il_weight_store((int)(unsigned long)pf->data, buf, len);
+}
+
+static const struct pseudo_ops il_weight_ops = { .show = il_weight_show, .store = il_weight_store };
+
+/* /sys/kernel/mm/mempolicy/weighted_interleave/nodeN for every node the firmware described. */
+static int add_weighted_interleave(struct pseudo_node *mm)
+{
+	struct pseudo_node *pol = pseudo_mkdir(mm, "mempolicy");
+	struct pseudo_node *dir = pol ? pseudo_mkdir(pol, "weighted_interleave") : NULL;
+	int err = dir ? 0 : -ENOMEM;
+
+	for (int nid = 0; nid < MAX_NUMNODES && !err; nid++) {
+		char name[16];
+
+		if (!node_online(nid))
+			continue;
+		snprintf(name, sizeof(name), "node%d", nid);
+		err = pseudo_create(dir, name, 0644, &il_weight_ops, (void *)(unsigned long)nid);
+	}
+	return err;
+}
+
 /* hugepages-<size>kB/{enabled,stats/...} of one order. */
 static int add_size_dir(struct pseudo_node *thp, unsigned int order)
 {
@@ -189,6 +226,8 @@ int sysfs_init(void)
 			err = add_size_dir(thp, order);
 	if (!err)
 		err = add_switches(mm);
+	if (!err)
+		err = add_weighted_interleave(mm);
 	if (!err)
 		err = sysfs_node_init(sysfs_root);
 	if (!err)

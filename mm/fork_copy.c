@@ -1,7 +1,9 @@
 /*
  * fork: a copy of the address space (dup_mm). Every VMA is copied (not
  * those under MADV_DONTFORK) and linked to the anon_vmas of its parent
- * (anon_vma_fork); every mapping is shared: one more mapping and one more
+ * (anon_vma_fork); the page tables of those with anonymous memory are
+ * copied (the others are faulted in again: vma_needs_copy), and every
+ * mapping copied is shared: one more mapping and one more
  * reference per entry, and in private VMAs both sides lose write access, so
  * the first write on either side copies (memory.c). Runs of PTEs that map
  * consecutive pages of one folio are duplicated with one rmap call
@@ -226,6 +228,19 @@ static int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct
 	return err;
 }
 
+/*
+ * Linux's vma_needs_copy: only a VMA with anonymous memory (an anon_vma)
+ * has pages a fault in the child could not bring back. The entries of a
+ * shared or never-written file VMA are left out; the child faults them in
+ * from the page cache (or the shared object) when it touches them, so its
+ * pages are not counted as mapped twice until then (move_pages without
+ * MPOL_MF_MOVE_ALL moves them, as on Linux).
+ */
+static bool vma_needs_copy(const struct vm_area_struct *src_vma)
+{
+	return READ_ONCE(src_vma->anon_vma) != NULL;
+}
+
 struct mm_struct *dup_mm(struct mm_struct *old)
 {
 	struct mm_struct *mm = mm_alloc();
@@ -246,7 +261,7 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 		nv = find_vma(mm, v->vm_start);
 		nv->vm_policy = v->vm_policy;	/* mbind's policy goes with the VMA */
 		err = anon_vma_fork(nv, v);
-		if (!err)
+		if (!err && vma_needs_copy(v))
 			err = copy_page_range(nv, v);
 		if (err)
 			break;

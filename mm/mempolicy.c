@@ -19,6 +19,7 @@
 #include <quire/pte.h>
 #include <quire/mmzone.h>
 #include <quire/printk.h>
+#include <quire/string.h>
 #include <quire/kernel.h>
 #include <quire/rmap.h>
 #include <quire/mm_internal.h>
@@ -53,6 +54,68 @@ static int nth_node(u64 mask, unsigned long n)
 	while (n--)
 		mask &= mask - 1;
 	return __builtin_ctzll(mask);
+}
+
+/*
+ * MPOL_WEIGHTED_INTERLEAVE's weights, Linux's iw_table: one per node, set
+ * through /sys/kernel/mm/mempolicy/weighted_interleave/nodeN; 0 (never
+ * written, or written 0) means the default weight, 1.
+ */
+static u8 il_weights[MAX_NUMNODES];
+
+static unsigned int il_weight(int nid)
+{
+	unsigned int w = READ_ONCE(il_weights[nid]);
+
+	return w ? w : 1;
+}
+
+/*
+ * Weighted interleave by index: the nodes of mask in order, each taking
+ * as many consecutive indexes as its weight. The weights are read once,
+ * so that a concurrent store cannot make the two passes disagree.
+ */
+static int weighted_nth_node(u64 mask, unsigned long ilx)
+{
+	unsigned int w[MAX_NUMNODES];
+	unsigned long total = 0;
+
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (mask & (1ULL << nid))
+			total += w[nid] = il_weight(nid);
+	ilx %= total;
+	for (int nid = 0;; nid++) {
+		if (!(mask & (1ULL << nid)))
+			continue;
+		if (ilx < w[nid])
+			return nid;
+		ilx -= w[nid];
+	}
+}
+
+int mpol_il_weight_show(int nid, char *buf, size_t size)
+{
+	return scnprintf(buf, size, "%u\n", il_weight(nid));
+}
+
+/* Linux's node_store: a number 0..255 (base 0, one trailing newline), anything else EINVAL. */
+int mpol_il_weight_store(int nid, const char *buf, size_t len)
+{
+	char text[16];
+	unsigned long long v;
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	if (len == 0)
+		v = 0;
+	else if (kstrtoull(text, 0, &v) || v > 255)
+		return -EINVAL;
+	WRITE_ONCE(il_weights[nid], (u8)v);
+	return 0;
 }
 
 /* Try the nodes of mask nearest to node `from` first, each strictly. */
@@ -111,12 +174,14 @@ struct folio *mpol_folio_alloc(gfp_t gfp, unsigned int order, struct vm_area_str
 		nid = __builtin_ctzll(pol->nodes);
 		break;
 	case MPOL_INTERLEAVE:
-	case MPOL_WEIGHTED_INTERLEAVE:	/* every weight 1: no sysfs weights yet */
 		nid = nth_node(pol->nodes, interleave_index(vma, addr, order));
 		folio = folio_alloc(gfp, order, nid);
-		if (folio && folio_nid(folio) == nid && pol->mode == MPOL_INTERLEAVE)
+		if (folio && folio_nid(folio) == nid)
 			count_node_event_nid(nid, NUMA_INTERLEAVE_HIT);
 		return folio;
+	case MPOL_WEIGHTED_INTERLEAVE:
+		nid = weighted_nth_node(pol->nodes, interleave_index(vma, addr, order));
+		break;
 	}
 	return folio_alloc(gfp, order, nid);
 }

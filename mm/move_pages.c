@@ -119,6 +119,23 @@ static int do_move_pages_to_node(struct list_head *list, int node)
 	return err;
 }
 
+/*
+ * move_pages for a kernel caller (the random mm sequence): every folio
+ * mapped in [start, end) of mm, shared ones too (MPOL_MF_MOVE_ALL), to
+ * node. Returns the pages not moved (0: each one mapped there is on node
+ * now), or an error.
+ */
+long migrate_range_to_node(struct mm_struct *mm, unsigned long start, unsigned long end, int node)
+{
+	LIST_HEAD(list);
+
+	if (!node_has_memory(node))
+		return -ENODEV;
+	for (unsigned long addr = start & PAGE_MASK; addr < end; addr += PAGE_SIZE)
+		add_folio_for_migration(mm, addr, node, &list, true);
+	return list_empty(&list) ? 0 : do_move_pages_to_node(&list, node);
+}
+
 static int store_status(u64 status, unsigned long start, int value, unsigned long nr)
 {
 	for (unsigned long i = start; i < start + nr; i++)

@@ -84,6 +84,9 @@ struct folio *mpol_folio_alloc(gfp_t gfp, unsigned int order, struct vm_area_str
 const struct mempolicy *vma_effective_policy(const struct vm_area_struct *vma);
 /* Linux's mpol_to_str ("bind=static:0-1", "default", ...) into buf; the length. */
 int mpol_to_str(char *buf, size_t size, const struct mempolicy *pol);
+/* /sys/kernel/mm/mempolicy/weighted_interleave/nodeN: a node's weight (1..255; 0 = the default, 1). */
+int mpol_il_weight_show(int nid, char *buf, size_t size);
+int mpol_il_weight_store(int nid, const char *buf, size_t len);
 
 /*
  * A node mask from user space (maxnode bits at umask, Linux's counting):

@@ -106,6 +106,9 @@ enum migrate_event {
 extern atomic_long_t migrate_events[NR_MIGRATE_EVENTS];
 extern const char *const migrate_event_names[NR_MIGRATE_EVENTS];
 
+struct mm_struct;
+/* Every folio mapped in [start, end) of mm to node (mm/move_pages.c): pages not moved, or an error. */
+long migrate_range_to_node(struct mm_struct *mm, unsigned long start, unsigned long end, int node);
 long sys_move_pages(u64 pid, u64 nr_pages, u64 pages, u64 nodes, u64 status, u64 flags);
 long sys_migrate_pages(u64 pid, u64 maxnode, u64 old_nodes, u64 new_nodes, u64 a4, u64 a5);
 

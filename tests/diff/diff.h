@@ -25,7 +25,7 @@
 /* Linux's names for the errno values these programs can meet. */
 static inline const char *errname(int e)
 {
-	static char other[16];
+	static char other[24];
 
 	switch (e) {
 	case 0: return "0";

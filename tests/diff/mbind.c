@@ -5,10 +5,12 @@
  * (EIO, the policy left as it was), what get_mempolicy(MPOL_F_ADDR) reads
  * back, VMAs split and merged by policy (counted in /proc/self/maps),
  * interleave by page offset after mremap, and the home node's rules. Node
- * 0 and node 1 are the numa3 machine's DRAM nodes. MPOL_MF_MOVE of a misplaced page is left out: Quire has no page
- * migration yet.
+ * 0 and node 1 are the numa3 machine's DRAM nodes. MPOL_MF_MOVE moving
+ * misplaced pages, and MPOL_WEIGHTED_INTERLEAVE with the weights of
+ * /sys/kernel/mm/mempolicy/weighted_interleave (put back as found).
  */
 #include "diff.h"
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -220,6 +222,109 @@ static void home(void)
 	munmap(p, 4 * PAGE);
 }
 
+static void move(void)
+{
+	char *p = map4();
+
+	say("-- MPOL_MF_MOVE");
+	show_mbind("bind to node 0", p, 4 * PAGE, MPOL_BIND, 1, 0);
+	memset(p, 7, 4 * PAGE);
+	show_node("page 0", p);
+	show_mbind("node 1, strict, no move", p, 4 * PAGE, MPOL_BIND, 2, MPOL_MF_STRICT);
+	show_mbind("node 1, move", p, 4 * PAGE, MPOL_BIND, 2, MPOL_MF_MOVE);
+	show_node("page 0", p);
+	show_node("page 3", p + 3 * PAGE);
+	show_mbind("node 1, strict and move (all there)", p, 4 * PAGE, MPOL_BIND, 2,
+		   MPOL_MF_STRICT | MPOL_MF_MOVE);
+	/* Pages on a node of the new mask are where they may be: they stay (Linux). */
+	show_mbind("pages 0-1 interleave 0-1, move", p, 2 * PAGE, MPOL_INTERLEAVE, 3, MPOL_MF_MOVE);
+	show_node("page 0", p);
+	show_node("page 1", p + PAGE);
+	/* Misplaced ones go where the interleave index says: nodes 0 and 2 by its parity. */
+	show_mbind("pages 2-3 interleave 0,2, move", p + 2 * PAGE, 2 * PAGE, MPOL_INTERLEAVE, 5,
+		   MPOL_MF_MOVE_ALL);
+	for (int i = 2; i < 4; i++) {
+		int node = -1, want = (int)(((unsigned long)p / PAGE + i) % 2) * 2;
+		char label[64];
+
+		syscall(SYS_get_mempolicy, &node, NULL, 0UL, p + i * PAGE, MPOL_F_NODE | MPOL_F_ADDR);
+		snprintf(label, sizeof(label), "page %d where its offset says", i);
+		yesno(label, node == want);
+	}
+	yesno("bytes kept", p[0] == 7 && p[2 * PAGE + 100] == 7 && p[4 * PAGE - 1] == 7);
+	munmap(p, 4 * PAGE);
+}
+
+static void show_file(const char *label, const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		say("%s: %s", label, errname(errno));
+	else
+		say("%s: %.*s", label, (int)strcspn(buf, "\n"), buf);
+}
+
+static void store_file(const char *label, const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0) {
+		say("%s: open %s", label, errname(errno));
+		return;
+	}
+	show(label, write(fd, value, strlen(value)));
+	close(fd);
+}
+
+#define WEIGHT0	"/sys/kernel/mm/mempolicy/weighted_interleave/node0"
+#define WEIGHT1	"/sys/kernel/mm/mempolicy/weighted_interleave/node1"
+
+/* Weights 3 and 1 over nodes 0-1: page i by index mod 4, three on node 0, one on node 1. */
+static void weighted(void)
+{
+	char *p = map4(), was0[32] = "", was1[32] = "";
+	int fd;
+
+	say("-- weighted interleave");
+	fd = open(WEIGHT0, O_RDONLY);
+	if (fd >= 0 && read(fd, was0, sizeof(was0) - 1) < 0)
+		was0[0] = '\0';
+	close(fd);
+	fd = open(WEIGHT1, O_RDONLY);
+	if (fd >= 0 && read(fd, was1, sizeof(was1) - 1) < 0)
+		was1[0] = '\0';
+	close(fd);
+	show_file("node0 weight", WEIGHT0);
+	show_file("node2 weight", "/sys/kernel/mm/mempolicy/weighted_interleave/node2");
+	store_file("node0 = 256", WEIGHT0, "256");
+	store_file("node0 = -1", WEIGHT0, "-1");
+	store_file("node0 = three", WEIGHT0, "three");
+	store_file("node0 = 0", WEIGHT0, "0");
+	show_file("node0 weight", WEIGHT0);
+	store_file("node0 = 0x3", WEIGHT0, "0x3\n");
+	show_file("node0 weight", WEIGHT0);
+	store_file("node1 = 1", WEIGHT1, "1");
+	show_mbind("weighted interleave 0-1", p, 4 * PAGE, MPOL_WEIGHTED_INTERLEAVE, 3, 0);
+	show_policy("policy", p);
+	for (int i = 0; i < 4; i++) {
+		int node = -1, want = ((unsigned long)p / PAGE + i) % 4 < 3 ? 0 : 1;
+		char label[64];
+
+		p[i * PAGE] = 1;
+		syscall(SYS_get_mempolicy, &node, NULL, 0UL, p + i * PAGE, MPOL_F_NODE | MPOL_F_ADDR);
+		snprintf(label, sizeof(label), "page %d where the weights say", i);
+		yesno(label, node == want);
+	}
+	store_file("node0 back", WEIGHT0, was0[0] ? was0 : "1");
+	store_file("node1 back", WEIGHT1, was1[0] ? was1 : "1");
+	munmap(p, 4 * PAGE);
+}
+
 int main(void)
 {
 	diff_begin("mbind");
@@ -228,5 +333,7 @@ int main(void)
 	strict();
 	moved();
 	home();
+	move();
+	weighted();
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <quire/mmap.h>
 #include <quire/huge_mm.h>
 #include <quire/rmap.h>
+#include <quire/migrate.h>
 #include <quire/pte.h>
 #include <quire/numa.h>
 #include <quire/slab.h>
@@ -134,7 +135,8 @@ static unsigned long zero_pfn;	/* learnt from the first read fault */
 /* Counters for the summary and the cases. */
 enum op {
 	OP_MMAP, OP_WRITE, OP_READ, OP_MUNMAP, OP_MPROTECT, OP_DONTNEED, OP_MADV_FLAGS,
-	OP_FORK, OP_EXIT, OP_SPLIT_PMD, OP_SPLIT_FOLIO, OP_DEFERRED_SCAN, OP_THP, OP_MREMAP, NR_OPS
+	OP_FORK, OP_EXIT, OP_SPLIT_PMD, OP_SPLIT_FOLIO, OP_DEFERRED_SCAN, OP_THP, OP_MREMAP,
+	OP_MIGRATE, NR_OPS
 };
 static struct {
 	unsigned long ops[NR_OPS];
@@ -485,12 +487,13 @@ static unsigned long total_free_pages(void)
 
 static const char *const op_names[NR_OPS] = {
 	"mmap", "write", "read", "munmap", "mprotect", "dontneed", "madv_flags",
-	"fork", "exit", "split_pmd", "split_folio", "deferred_scan", "thp", "mremap",
+	"fork", "exit", "split_pmd", "split_folio", "deferred_scan", "thp", "mremap", "migrate",
 };
 static const unsigned int op_weight[NR_OPS] = {
 	[OP_MMAP] = 10, [OP_WRITE] = 28, [OP_READ] = 10, [OP_MUNMAP] = 7, [OP_MPROTECT] = 7,
 	[OP_DONTNEED] = 6, [OP_MADV_FLAGS] = 4, [OP_FORK] = 3, [OP_EXIT] = 2, [OP_SPLIT_PMD] = 5,
 	[OP_SPLIT_FOLIO] = 7, [OP_DEFERRED_SCAN] = 3, [OP_THP] = 2, [OP_MREMAP] = 6,
+	[OP_MIGRATE] = 4,
 };
 
 static unsigned long random_prot(void)
@@ -851,6 +854,43 @@ static void op_mremap(struct tmm *t)
 		check_page(t, a, "after mremap, at the old address");
 }
 
+/*
+ * move_pages of a random range to a random node with memory, shared pages
+ * too (MPOL_MF_MOVE_ALL: a page shared with another mm after fork moves
+ * for both). The bytes must come along (the checks after every step read
+ * them at the new frames), mm_verify checks that no migration entry is
+ * left (invariant 5), and when the call says every page moved, every page
+ * mapped in the range is on the node.
+ */
+static void op_migrate(struct tmm *t)
+{
+	unsigned long start, end;
+	int node, n = 0;
+	long left;
+
+	random_range(t, 512, &start, &end);
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		n += node_has_memory(nid);
+	n = (int)rnd((unsigned long)n);
+	for (node = 0; !node_has_memory(node) || n--; node++)
+		;
+	describe("migrate mm%d [%#lx, %#lx) to node %d", t->id, start, end, node);
+	left = migrate_range_to_node(t->mm, start, end, node);
+	if (left < 0 && left != -ENOMEM) {
+		mmr_failf("migrate_range_to_node returned %ld", left);
+		return;
+	}
+	for (unsigned long a = start; a < end && left == 0 && !mmr.failed; a += PAGE_SIZE) {
+		struct mmr_mapping m = mmr_lookup(t->mm, a);
+
+		if ((m.kind == MMR_PTE || m.kind == MMR_PMD) &&
+		    folio_nid(page_folio(pfn_to_page(m.pfn))) != node)
+			mmr_failf("%#lx (pfn %#lx, %s) is on node %d after moving to node %d", a,
+				  m.pfn, kind_names[m.kind], folio_nid(page_folio(pfn_to_page(m.pfn))),
+				  node);
+	}
+}
+
 static void op_fork(struct tmm *t)
 {
 	struct vm_area_struct *v;
@@ -1179,6 +1219,7 @@ static void do_step(void)
 	case OP_DEFERRED_SCAN:	op_deferred_scan(); break;
 	case OP_THP:		op_thp(-1); break;
 	case OP_MREMAP:		op_mremap(t); break;
+	case OP_MIGRATE:	op_migrate(t); break;
 	default:		break;
 	}
 }

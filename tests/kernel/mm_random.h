@@ -5,7 +5,7 @@
  * #includes mm_random.c and runs it on the host build of mm/).
  *
  * A seeded random sequence of mmap, write and read faults, munmap,
- * mprotect, madvise, fork (dup_mm), exit (mmput), split_huge_pmd,
+ * mprotect, madvise, mremap, page migration to a node, fork (dup_mm), exit (mmput), split_huge_pmd,
  * split_folio_to_order, deferred split scans and THP setting changes over
  * a few address spaces built from the kernel (no process), with checks
  * after every step: mm_verify(), the page allocator's bad pages, exit-time

@@ -6,7 +6,8 @@
  * MPOL_F_NODE | MPOL_F_ADDR), what get_mempolicy(MPOL_F_ADDR) reports,
  * MPOL_MF_STRICT and MPOL_MF_MOVE on pages already there, fork keeping VMA
  * policies, set_mempolicy_home_node, /proc/self/numa_maps lines and the
- * nodes' numastat and vmstat counters. Prints KTAP; exits 0 when all passed.
+ * nodes' numastat and vmstat counters, and MPOL_WEIGHTED_INTERLEAVE with
+ * the sysfs weights. Prints KTAP; exits 0 when all passed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -482,11 +483,72 @@ static void node_counters(void)
 	ktap_report("node_counters", NULL);
 }
 
+/* Writes value to a sysfs file: 0, or the errno. */
+static int write_file(const char *path, const char *value)
+{
+	FILE *f = fopen(path, "w");
+	int err = 0;
+
+	if (!f)
+		return errno;
+	if (fputs(value, f) < 0)
+		err = errno;
+	if (fclose(f) && !err)
+		err = errno;
+	return err;
+}
+
+/*
+ * MPOL_WEIGHTED_INTERLEAVE with the sysfs weights: page i of the VMA goes
+ * to the node whose run of weight-many indexes holds (its index mod the
+ * sum of the weights). Weights 3 on the first node and 1 on the last: three
+ * pages on the first, one on the last, over and over; every weight 1 is
+ * plain interleave. 0 stores the default (reads back 1); 256 and text are
+ * EINVAL and change nothing.
+ */
+static void weighted_interleave(void)
+{
+	char first[96], last[96], buf[16];
+	unsigned long mask = (1UL << first_node) | (1UL << last_node);
+	char *p = map(NPAGES);
+	int bad = 0;
+
+	snprintf(first, sizeof(first), "/sys/kernel/mm/mempolicy/weighted_interleave/node%d", first_node);
+	snprintf(last, sizeof(last), "/sys/kernel/mm/mempolicy/weighted_interleave/node%d", last_node);
+	CHECK(slurp(first, buf, sizeof(buf)) > 0 && !strcmp(buf, "1\n"));
+	CHECK(write_file(first, "256") == EINVAL);
+	CHECK(write_file(first, "three") == EINVAL);
+	CHECK(write_file(first, "0") == 0);
+	CHECK(slurp(first, buf, sizeof(buf)) > 0 && !strcmp(buf, "1\n"));
+	CHECK(write_file(first, "3\n") == 0);
+	CHECK(slurp(first, buf, sizeof(buf)) > 0 && !strcmp(buf, "3\n"));
+	if (first_node != last_node) {
+		CHECK(p && mbind_(p, NPAGES * PAGE, MPOL_WEIGHTED_INTERLEAVE, mask, 0) == 0);
+		touch(p, NPAGES);
+		for (unsigned long i = 0; i < NPAGES; i++) {
+			int want = ((unsigned long)p / PAGE + i) % 4 < 3 ? first_node : last_node;
+
+			if (node_of(p + i * PAGE) != want && bad++ < 3)
+				printf("    # page %lu on node %d, want %d\n", i, node_of(p + i * PAGE), want);
+		}
+		CHECK(bad == 0);
+		/* Back to weight 1 everywhere: the same as MPOL_INTERLEAVE. */
+		CHECK(write_file(first, "1") == 0);
+		CHECK(madvise(p, NPAGES * PAGE, MADV_DONTNEED) == 0);
+		touch(p, NPAGES);
+		CHECK(misplaced(p, NPAGES, -1, mask) == 0);
+	}
+	CHECK(write_file(first, "0") == 0);
+	if (p)
+		munmap(p, NPAGES * PAGE);
+	ktap_report("weighted_interleave", NULL);
+}
+
 int main(void)
 {
 	char buf[64] = "";
 
-	ktap_begin("mbind", 9);
+	ktap_begin("mbind", 10);
 	if (slurp("/sys/devices/system/node/has_memory", buf, sizeof(buf)) < 0)
 		buf[0] = '\0';
 	mem_nodes = parse_id_list(buf);
@@ -504,5 +566,6 @@ int main(void)
 	home_node_rules();
 	numa_maps_lines();
 	node_counters();
+	weighted_interleave();
 	return ktap_finish();
 }

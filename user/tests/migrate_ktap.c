@@ -290,7 +290,8 @@ static void shared_mapping(void)
 	if (pid == 0) {
 		while (*(volatile char *)(p + 3 * PAGE + 64) != 'z')
 			usleep(1000);
-		_exit(node_of(p) == target && same(p, 3 * PAGE, 31) ? 0 : 1);
+		/* Read first: fork copied no entries of a shared VMA (Linux's vma_needs_copy). */
+		_exit(same(p, 3 * PAGE, 31) && node_of(p) == target ? 0 : 1);
 	}
 	CHECK(move_range(p, 4, target, MPOL_MF_MOVE_ALL, &status) == 0);
 	CHECK(status == 4);
