@@ -191,21 +191,21 @@ int madvise_inject_error(struct mm_struct *mm, unsigned long start, unsigned lon
 	end = madvise_end(start, len, &err);
 	if (err)
 		return err;
-	if (advice == MADV_SOFT_OFFLINE) {
-		static bool said;
-
-		if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
-			pr_warn("MADV_SOFT_OFFLINE is not implemented (it needs page migration): -EINVAL\n");
-		return -EINVAL;
-	}
+	/* A large folio counts once, by its first page's error, as Linux steps by its size. */
 	for (unsigned long addr = start; addr < end; addr += size) {
 		unsigned long pfn = user_page_pfn(mm, addr, &size);
 
 		if (!pfn)
 			return -EFAULT;
-		pr_info("Injecting memory failure for pfn %#lx at process virtual address %#lx\n",
-			pfn, addr);
-		err = memory_failure(pfn, MF_ACTION_REQUIRED | MF_COUNT_INCREASED | MF_SW_SIMULATED);
+		if (advice == MADV_SOFT_OFFLINE) {
+			pr_info("Soft offlining pfn %#lx at process virtual address %#lx\n", pfn, addr);
+			err = soft_offline_page(pfn, MF_COUNT_INCREASED);
+		} else {
+			pr_info("Injecting memory failure for pfn %#lx at process virtual address %#lx\n",
+				pfn, addr);
+			err = memory_failure(pfn, MF_ACTION_REQUIRED | MF_COUNT_INCREASED |
+					     MF_SW_SIMULATED);
+		}
 		if (err)
 			return err;
 	}

@@ -1,7 +1,8 @@
 /*
  * Poisoned memory (include/quire/memory-failure.h, docs/mm/memory-failure.md),
  * Linux's memory_failure() cut to what Quire has: no swap, no writeback,
- * no hugetlb, no soft offlining yet (that needs migration).
+ * no hugetlb; and soft_offline_page(), which takes a frame out of service
+ * without losing its data (migration moves the page to another frame).
  *
  * A frame is marked PG_hwpoison first; from then on nothing maps or
  * allocates it. Then, by what it is:
@@ -35,6 +36,7 @@
 #include <quire/rmap.h>
 #include <quire/huge_mm.h>
 #include <quire/swapops.h>
+#include <quire/migrate.h>
 #include <quire/signal.h>
 #include <quire/sched.h>
 #include <quire/mutex.h>
@@ -189,6 +191,98 @@ int memory_failure(unsigned long pfn, int flags)
 		goto out;
 	}
 	ret = handle_user_folio(page, folio, flags);
+out:
+	mutex_unlock(&mf_mutex);
+	return ret;
+}
+
+/* ---- soft offline ---- */
+
+/* The page's folio, referenced, split down to the page (anonymous only, as memory_failure). */
+static struct folio *soft_offline_split(struct page *page, struct folio *folio)
+{
+	folio_lock(folio);
+	if (!folio_test_anon(folio) || split_folio(folio)) {
+		folio_unlock(folio);
+		folio_put(folio);
+		pr_info("Soft offline: %#lx: thp split failed\n", page_to_pfn(page));
+		return NULL;
+	}
+	/* Our lock and reference stayed with the first page's folio. */
+	folio_unlock(folio);
+	folio_put(folio);
+	folio = page_folio(page);
+	return folio_try_get(folio) ? folio : NULL;
+}
+
+/* An in-use user page: to another frame by migration; the old one is poisoned as it goes. */
+static int soft_offline_in_use(struct page *page, struct folio *folio)
+{
+	struct migration_target_control mtc = { .nid = NUMA_NO_NODE };
+	unsigned long pfn = page_to_pfn(page);
+	LIST_HEAD(list);
+	bool isolated;
+	int ret;
+
+	if (folio_test_large(folio)) {
+		folio = soft_offline_split(page, folio);
+		if (!folio)	/* split failed, or the page was freed by the split */
+			return take_page_off_buddy(page) ? 0 : -EBUSY;
+	}
+	/* The isolation holds its own reference: ours would make the move fail. */
+	isolated = isolate_folio_to_list(folio, &list);
+	folio_put(folio);
+	if (!isolated) {
+		pr_info("Soft offline: %#lx: page isolation failed, page count %d\n", pfn,
+			page_count(page));
+		return -EBUSY;
+	}
+	ret = migrate_pages(&list, alloc_migration_target, NULL, (unsigned long)&mtc,
+			    MIGRATE_SYNC, MR_MEMORY_FAILURE, NULL);
+	if (ret) {
+		putback_movable_pages(&list);
+		pr_info("Soft offline: %#lx: page migration failed %d\n", pfn, ret);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+int soft_offline_page(unsigned long pfn, int flags)
+{
+	struct folio *folio;
+	struct page *page;
+	int ret = 0;
+
+	if (!pfn_valid(pfn))
+		return -ENXIO;
+	page = pfn_to_page(pfn);
+	mutex_lock(&mf_mutex);
+	if (PageHWPoison(page)) {
+		pr_info("Soft offline: %#lx: page already poisoned\n", pfn);
+		goto out;
+	}
+	folio = page_folio(page);
+	if (PageReserved(page) || PageSlab(page)) {
+		ret = -EIO;
+	} else if (folio_try_get(folio)) {
+		if (folio_test_anon(folio) || folio->mapping)
+			ret = soft_offline_in_use(page, folio);
+		else {
+			folio_put(folio);
+			ret = -EIO;		/* a kernel page: Linux's "unhandlable page" */
+		}
+	} else {
+		/* Free: out of the buddy lists, poisoned. */
+		SetPageHWPoison(page);
+		if (!take_page_off_buddy(page) && page_count(page)) {
+			ClearPageHWPoison(page);	/* allocated meanwhile: not ours to poison */
+			ret = -EBUSY;
+		}
+	}
+	if (ret == -EIO)
+		pr_info("Soft offline: %#lx: unhandlable page\n", pfn);
+	if (!ret)
+		__atomic_fetch_add(&poisoned, 1, __ATOMIC_RELAXED);
 out:
 	mutex_unlock(&mf_mutex);
 	return ret;

@@ -421,6 +421,7 @@ struct migrate_stats {
 	unsigned int nr_failed_pages;
 	unsigned int nr_thp_succeeded, nr_thp_failed, nr_thp_split;
 	bool nomem;
+	int reason;			/* enum migrate_reason */
 };
 
 static bool folio_is_thp(struct folio *folio)
@@ -436,8 +437,15 @@ static void count_failure(struct migrate_stats *st, struct folio *folio)
 }
 
 /* The source is done with (moved, or gone from every mapping): its isolation ends. */
-static void release_source(struct folio *src)
+static void release_source(struct folio *src, int reason)
 {
+	/*
+	 * Soft offline (a page, split out of its folio first): the frame is
+	 * poisoned before its last reference goes, so that the allocator
+	 * keeps it out of its lists for good (Linux keeps a reference instead).
+	 */
+	if (reason == MR_MEMORY_FAILURE && !folio_test_large(src))
+		SetPageHWPoison(folio_page(src, 0));
 	list_del(&src->lru);
 	folio_putback_deferred(src);
 	folio_unlock(src);
@@ -529,7 +537,7 @@ static int migrate_folio_unmap(struct folio *src, new_folio_t get_new_folio, uns
 
 /* Move an unmapped src to m->dst and restore: 0, or -EAGAIN/-EHWPOISON with src restored. */
 static int migrate_folio_move(struct migrating *m, free_folio_t put_new_folio,
-			      unsigned long private)
+			      unsigned long private, int reason)
 {
 	struct folio *src = m->src, *dst = m->dst;
 	int err = move_to_new_folio(dst, src);
@@ -543,7 +551,7 @@ static int migrate_folio_move(struct migrating *m, free_folio_t put_new_folio,
 	}
 	deferred_split_if_partial(dst);
 	folio_put(dst);		/* the allocation's: the mappings (and cache) hold theirs */
-	release_source(src);
+	release_source(src, reason);
 	return 0;
 }
 
@@ -604,7 +612,7 @@ static int migrate_pages_batch(struct list_head *from, new_folio_t get_new_folio
 		struct folio *f = batch[i].src;
 		unsigned long n = folio_nr_pages(f);
 		bool thp = folio_is_thp(f);
-		int err = migrate_folio_move(&batch[i], put_new_folio, private);
+		int err = migrate_folio_move(&batch[i], put_new_folio, private, st->reason);
 
 		if (!err) {
 			st->nr_succeeded += n;
@@ -623,11 +631,10 @@ int migrate_pages(struct list_head *from, new_folio_t get_new_folio, free_folio_
 		  unsigned long private, enum migrate_mode mode, int reason,
 		  unsigned int *nr_succeeded)
 {
-	struct migrate_stats st = { 0 };
+	struct migrate_stats st = { .reason = reason };
 	struct folio *f;
 	LIST_HEAD(ret);
 
-	(void)reason;
 	might_sleep();
 	for (int pass = 0; pass < NR_MIGRATE_PASSES && !list_empty(from); pass++) {
 		LIST_HEAD(again);

@@ -35,6 +35,16 @@ enum mf_result {
  */
 int memory_failure(unsigned long pfn, int flags);
 /*
+ * Linux's soft_offline_page: take a frame that still works out of service
+ * without losing anything. A free frame leaves the buddy lists; a user
+ * page (split out of its large folio first) moves to another frame by
+ * migration, and the old frame is poisoned as the migration lets it go.
+ * Nobody is signalled. 0 when done or poisoned already; -EBUSY when the
+ * page could not move (an extra reference, a pin, a failed split); -EIO
+ * for a kernel page; -ENXIO for no frame. Sleeps.
+ */
+int soft_offline_page(unsigned long pfn, int flags);
+/*
  * Queue pfn for memory_failure() in process context; callable from any
  * context, the #MC handler's included. The kernel's worker
  * (memory_failure_kick) runs the queue; a full queue says so.

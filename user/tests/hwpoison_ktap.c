@@ -5,7 +5,8 @@
  * si_addr_lsb 12), later touches of it too, the other pages keep their
  * bytes, a large folio loses only that page, a forked child that shares it
  * gets SIGBUS when it touches it, a file page reads as EIO, the frame is
- * never handed out again, and /proc/quire/mm_verify stays 0. Job
+ * never handed out again, and /proc/quire/mm_verify stays 0; and
+ * MADV_SOFT_OFFLINE, which moves the page to another frame instead. Job
  * hwpoison-numa3.
  */
 #define _GNU_SOURCE
@@ -136,8 +137,6 @@ static void case_anonymous_page(void)
 	p = mmap(p, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	CHECK(p != MAP_FAILED && touch_bus(p + PAGE) == 0 && p[PAGE] == 0);
 	munmap(p, 4 * PAGE);
-	errno = 0;
-	CHECK(madvise(p, PAGE, MADV_SOFT_OFFLINE) == -1 && errno == EINVAL);	/* needs migration */
 	ktap_report("anonymous_page", NULL);
 }
 
@@ -239,15 +238,89 @@ static void case_file_page(void)
 	ktap_report("file_page_reads_eio", NULL);
 }
 
+/*
+ * MADV_SOFT_OFFLINE: the page moves to another frame (no signal, every
+ * byte kept, writable), the old frame is poisoned (HardwareCorrupted up by
+ * 4 kB) and never handed out again; again on the same address takes the
+ * new frame out too. In a 2 MiB THP and a 64 KiB mTHP only that page
+ * leaves (the folio is split first); a MAP_SHARED file page moves in the
+ * page cache, so that read(2) sees the same bytes.
+ */
+static void case_soft_offline(void)
+{
+	size_t len = 4UL << 20;
+	char *p = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *t;
+	long corrupted = hardware_corrupted_kb();
+	uint64_t old, first;
+	int ok = 1, fd;
+
+	CHECK(p != MAP_FAILED && raw != MAP_FAILED && corrupted >= 0);
+	memset(p, 's', 4 * PAGE);
+	old = PM_PFN(pagemap_of(p + 2 * PAGE));
+	buses = 0;
+	CHECK(madvise(p + 2 * PAGE, PAGE, MADV_SOFT_OFFLINE) == 0);
+	CHECK(buses == 0);
+	first = PM_PFN(pagemap_of(p + 2 * PAGE));
+	CHECK(first != 0 && first != old);		/* another frame now */
+	for (unsigned long i = 0; i < 4 * PAGE; i++)
+		if (p[i] != 's')
+			ok = 0;
+	CHECK(ok);
+	p[2 * PAGE] = 'w';
+	CHECK(p[2 * PAGE] == 'w');
+	CHECK(hardware_corrupted_kb() == corrupted + 4);
+	CHECK(madvise(p + 2 * PAGE, PAGE, MADV_SOFT_OFFLINE) == 0);	/* the new frame too */
+	CHECK(PM_PFN(pagemap_of(p + 2 * PAGE)) != first && p[2 * PAGE] == 'w');
+	CHECK(hardware_corrupted_kb() == corrupted + 8);
+	/* A THP: page 9 leaves; the others keep their bytes. */
+	t = (char *)(((uintptr_t)raw + (2UL << 20) - 1) & ~((2UL << 20) - 1));
+	madvise(t, 2UL << 20, MADV_HUGEPAGE);
+	for (unsigned long i = 0; i < (2UL << 20); i += 64)
+		t[i] = (char)(i / PAGE + 1);
+	old = PM_PFN(pagemap_of(t + 9 * PAGE));
+	CHECK(madvise(t + 9 * PAGE, PAGE, MADV_SOFT_OFFLINE) == 0);
+	CHECK(PM_PFN(pagemap_of(t + 9 * PAGE)) != old);
+	CHECK(PM_PFN(pagemap_of(t + 8 * PAGE)) == old - 1);	/* its neighbour stayed */
+	for (unsigned long i = 0; i < (2UL << 20); i += 64)
+		if (t[i] != (char)(i / PAGE + 1))
+			ok = 0;
+	CHECK(ok);
+	CHECK(hardware_corrupted_kb() == corrupted + 12);
+	/* A file page of the page cache. */
+	fd = open("/tmp/soft-offline-file", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && ftruncate(fd, 2 * PAGE) == 0);
+	{
+		char *f = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		char buf[16] = "";
+
+		CHECK(f != MAP_FAILED);
+		strcpy(f + PAGE, "cache bytes");
+		old = PM_PFN(pagemap_of(f + PAGE));
+		CHECK(madvise(f + PAGE, PAGE, MADV_SOFT_OFFLINE) == 0);
+		CHECK(PM_PFN(pagemap_of(f + PAGE)) != old);
+		CHECK(pread(fd, buf, 11, PAGE) == 11 && !memcmp(buf, "cache bytes", 11));
+		strcpy(f + PAGE, "after");
+		CHECK(pread(fd, buf, 5, PAGE) == 5 && !memcmp(buf, "after", 5));
+		munmap(f, 2 * PAGE);
+	}
+	close(fd);
+	CHECK(hardware_corrupted_kb() == corrupted + 16);
+	munmap(p, 4 * PAGE);
+	munmap(raw, len);
+	ktap_report("soft_offline", NULL);
+}
+
 int main(void)
 {
-	ktap_begin("hwpoison", 6);
+	ktap_begin("hwpoison", 7);
 	catch_sigbus();
 	case_anonymous_page();
 	case_never_reused();
 	case_shared_with_a_child();
 	case_large_folio();
 	case_file_page();
+	case_soft_offline();
 	CHECK(read_mm_verify() == 0);
 	ktap_report("mm_verify_clean", NULL);
 	return ktap_finish();
