@@ -205,7 +205,7 @@ static int do_user_page_fault(struct pt_regs *regs, u64 cr2)
 	}
 	if (err == -EHWPOISON && user_mode(regs)) {	/* a page lost to a memory error */
 		note_user_trap(regs, cr2);
-		force_sig_mceerr(BUS_MCEERR_AR, cr2 & PAGE_MASK, PAGE_SHIFT,
+		force_sig_mceerr(BUS_MCEERR_AR, cr2, PAGE_SHIFT,
 				 "access to a page lost to a memory error (hwpoison)");
 		err = 0;
 	}
