@@ -5,6 +5,8 @@
  *
  *   /sys/kernel/mm/transparent_hugepage/enabled                      [always] madvise never
  *   /sys/kernel/mm/transparent_hugepage/hpage_pmd_size               2097152
+ *   /sys/kernel/mm/transparent_hugepage/use_zero_page                0 (no huge zero page)
+ *   /sys/kernel/mm/transparent_hugepage/khugepaged/<name>            Linux's numbers, no effect
  *   /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/enabled   always inherit madvise [never]
  *   /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/<name>   a number
  *
@@ -115,6 +117,33 @@ static const struct pseudo_ops order_enabled_ops = {
 };
 static const struct pseudo_ops stat_ops = { .show = stat_show };
 
+/* use_zero_page and khugepaged/<name>: data is the enum thp_num_setting. */
+static ssize_t num_setting_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return thp_num_setting_show((enum thp_num_setting)(unsigned long)pf->data, buf, size);
+}
+
+static int num_setting_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	return thp_num_setting_store((enum thp_num_setting)(unsigned long)pf->data, buf, len);
+}
+
+static const struct pseudo_ops num_setting_ops = {
+	.show = num_setting_show, .store = num_setting_store,
+};
+
+static int add_num_settings(struct pseudo_node *thp)
+{
+	struct pseudo_node *khugepaged = pseudo_mkdir(thp, "khugepaged");
+	int err = khugepaged ? 0 : -ENOMEM;
+
+	for (int i = 0; i < NR_THP_NUM_SETTINGS && !err; i++)
+		err = pseudo_create(i == THP_USE_ZERO_PAGE ? thp : khugepaged,
+				    thp_num_setting_names[i], 0644, &num_setting_ops,
+				    (void *)(unsigned long)i);
+	return err;
+}
+
 /* A batching switch: data points at its bool. */
 static ssize_t switch_show(struct pseudo_file *pf, char *buf, size_t size)
 {
@@ -221,6 +250,8 @@ int sysfs_init(void)
 		err = pseudo_create(thp, "hpage_pmd_size", 0444, &hpage_pmd_size_ops, NULL);
 	if (!err)
 		err = pseudo_create(thp, "shmem_enabled", 0644, &shmem_enabled_ops, NULL);
+	if (!err)
+		err = add_num_settings(thp);
 	for (unsigned int order = THP_ORDER_MIN; order <= HPAGE_PMD_ORDER && !err; order++)
 		if (THP_ORDERS_ANON & (1UL << order))
 			err = add_size_dir(thp, order);

@@ -234,6 +234,70 @@ int thp_shmem_enabled_store(const char *buf, size_t len)
 	return setting_store(&shmem_enabled, buf, len);
 }
 
+/*
+ * Numbers of Linux's THP sysfs that change nothing here, kept so that
+ * programs that save and restore the THP settings (Linux's selftests do)
+ * find them: the khugepaged tunables, with Linux's defaults and ranges
+ * (Quire has no khugepaged: nothing collapses small pages into a THP in
+ * the background), and use_zero_page, which can only be 0 (Quire has no
+ * huge zero page: a read fault maps the 4 KiB zero page); writing 1 there
+ * is EINVAL.
+ */
+static struct {
+	unsigned long value, min, max;
+} num_settings[NR_THP_NUM_SETTINGS] = {
+	[THP_USE_ZERO_PAGE] = { 0, 0, 0 },
+	[KHUGEPAGED_DEFRAG] = { 1, 0, 1 },
+	[KHUGEPAGED_ALLOC_SLEEP_MS] = { 60000, 0, 0xffffffffUL },
+	[KHUGEPAGED_SCAN_SLEEP_MS] = { 10000, 0, 0xffffffffUL },
+	[KHUGEPAGED_MAX_PTES_NONE] = { 511, 0, 511 },
+	[KHUGEPAGED_MAX_PTES_SWAP] = { 64, 0, 511 },
+	[KHUGEPAGED_MAX_PTES_SHARED] = { 256, 0, 511 },
+	[KHUGEPAGED_PAGES_TO_SCAN] = { 4096, 1, 0xffffffffUL },
+};
+
+const char *const thp_num_setting_names[NR_THP_NUM_SETTINGS] = {
+	[THP_USE_ZERO_PAGE] = "use_zero_page",
+	[KHUGEPAGED_DEFRAG] = "defrag",
+	[KHUGEPAGED_ALLOC_SLEEP_MS] = "alloc_sleep_millisecs",
+	[KHUGEPAGED_SCAN_SLEEP_MS] = "scan_sleep_millisecs",
+	[KHUGEPAGED_MAX_PTES_NONE] = "max_ptes_none",
+	[KHUGEPAGED_MAX_PTES_SWAP] = "max_ptes_swap",
+	[KHUGEPAGED_MAX_PTES_SHARED] = "max_ptes_shared",
+	[KHUGEPAGED_PAGES_TO_SCAN] = "pages_to_scan",
+};
+
+int thp_num_setting_show(enum thp_num_setting which, char *buf, size_t size)
+{
+	return scnprintf(buf, size, "%lu\n",
+			 __atomic_load_n(&num_settings[which].value, __ATOMIC_RELAXED));
+}
+
+/* A decimal number (one trailing newline or NUL), in the setting's range: else EINVAL. */
+int thp_num_setting_store(enum thp_num_setting which, const char *buf, size_t len)
+{
+	char text[24];
+	unsigned long long v;
+
+	len = strnlen(buf, len);
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (!len || len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	if (kstrtoull(text, 10, &v) || v < num_settings[which].min || v > num_settings[which].max) {
+		static bool said;
+
+		if (which == THP_USE_ZERO_PAGE && v == 1 &&
+		    !__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+			pr_info("thp: use_zero_page 1: Quire has no huge zero page (-EINVAL)\n");
+		return -EINVAL;
+	}
+	__atomic_store_n(&num_settings[which].value, (unsigned long)v, __ATOMIC_RELAXED);
+	return 0;
+}
+
 int thp_hpage_pmd_size_show(char *buf, size_t size)
 {
 	return scnprintf(buf, size, "%lu\n", (unsigned long)PMD_SIZE);

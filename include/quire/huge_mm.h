@@ -61,6 +61,26 @@ int thp_defrag_store(const char *buf, size_t len);
 /* shmem_enabled: Linux's six values, kept and shown; no effect (4 KiB page-cache folios only). */
 int thp_shmem_enabled_show(char *buf, size_t size);
 int thp_shmem_enabled_store(const char *buf, size_t len);
+/*
+ * use_zero_page (only 0: no huge zero page) and khugepaged/<name>: Linux's
+ * numbers, kept and shown with Linux's defaults and ranges; no effect (no
+ * khugepaged). show writes "N\n"; store takes a decimal number (EINVAL
+ * outside the range).
+ */
+enum thp_num_setting {
+	THP_USE_ZERO_PAGE,
+	KHUGEPAGED_DEFRAG,
+	KHUGEPAGED_ALLOC_SLEEP_MS,
+	KHUGEPAGED_SCAN_SLEEP_MS,
+	KHUGEPAGED_MAX_PTES_NONE,
+	KHUGEPAGED_MAX_PTES_SWAP,
+	KHUGEPAGED_MAX_PTES_SHARED,
+	KHUGEPAGED_PAGES_TO_SCAN,
+	NR_THP_NUM_SETTINGS
+};
+extern const char *const thp_num_setting_names[NR_THP_NUM_SETTINGS];
+int thp_num_setting_show(enum thp_num_setting which, char *buf, size_t size);
+int thp_num_setting_store(enum thp_num_setting which, const char *buf, size_t len);
 /* hpage_pmd_size: the size of a PMD mapping in bytes, "2097152\n". */
 int thp_hpage_pmd_size_show(char *buf, size_t size);
 int thp_order_enabled_show(unsigned int order, char *buf, size_t size);

@@ -246,8 +246,9 @@ static void sys_and_proc_listings(struct ktest *t)
 	char names[512];
 	bool dirs;
 
-	KEXPECT_EQ(t, list_dir(THP_DIR, names, sizeof(names), &dirs), 12);
-	KEXPECT_STREQ(t, names, " enabled defrag hpage_pmd_size shmem_enabled hugepages-16kB hugepages-32kB hugepages-64kB "
+	KEXPECT_EQ(t, list_dir(THP_DIR, names, sizeof(names), &dirs), 14);
+	KEXPECT_STREQ(t, names, " enabled defrag hpage_pmd_size shmem_enabled khugepaged use_zero_page "
+		      "hugepages-16kB hugepages-32kB hugepages-64kB "
 		      "hugepages-128kB hugepages-256kB hugepages-512kB hugepages-1024kB "
 		      "hugepages-2048kB");
 	KEXPECT_TRUE(t, dirs);

@@ -139,14 +139,15 @@ static void listings_and_errors(void)
 		else if (!strncmp(e->d_name, "hugepages-", 10) && e->d_type == DT_DIR)
 			seen_sizes++;
 		else if (!strcmp(e->d_name, "hpage_pmd_size") || !strcmp(e->d_name, "defrag") ||
-			 !strcmp(e->d_name, "shmem_enabled"))
+			 !strcmp(e->d_name, "shmem_enabled") || !strcmp(e->d_name, "use_zero_page") ||
+			 (!strcmp(e->d_name, "khugepaged") && e->d_type == DT_DIR))
 			seen_pmd_size++;
 		else
 			other++;
 	}
 	if (d)
 		closedir(d);
-	CHECK(seen_enabled == 1 && seen_sizes == 8 && seen_pmd_size == 3 && other == 0);
+	CHECK(seen_enabled == 1 && seen_sizes == 8 && seen_pmd_size == 5 && other == 0);
 	CHECK(open_errno("/proc/no_such_file", O_RDONLY) == ENOENT);
 	CHECK(open_errno(THP "/hugepages-64kB/nope", O_RDONLY) == ENOENT);
 	CHECK(open_errno("/proc/new", O_WRONLY | O_CREAT) == EACCES);
@@ -956,6 +957,21 @@ static void hpage_pmd_size(void)
 		     "defer+madvise\n", "always defer [defer+madvise] madvise never\n", "madvise");
 	kept_setting(THP "/shmem_enabled", "always within_size advise [never] deny force\n",
 		     "advise", "always within_size [advise] never deny force\n", "never");
+	/* No huge zero page: 0, and 1 is refused. */
+	CHECK(reads(THP "/use_zero_page", "0\n"));
+	CHECK(put(THP "/use_zero_page", "1") == -EINVAL);
+	CHECK(put(THP "/use_zero_page", "0") == 1);
+	/* khugepaged's numbers: Linux's defaults and ranges. */
+	CHECK(reads(THP "/khugepaged/max_ptes_none", "511\n"));
+	CHECK(reads(THP "/khugepaged/pages_to_scan", "4096\n"));
+	CHECK(reads(THP "/khugepaged/defrag", "1\n"));
+	CHECK(put(THP "/khugepaged/max_ptes_none", "512") == -EINVAL);
+	CHECK(put(THP "/khugepaged/pages_to_scan", "0") == -EINVAL);
+	CHECK(put(THP "/khugepaged/defrag", "2") == -EINVAL);
+	CHECK(put(THP "/khugepaged/max_ptes_shared", "100\n") == 4);
+	CHECK(reads(THP "/khugepaged/max_ptes_shared", "100\n"));
+	CHECK(put(THP "/khugepaged/max_ptes_shared", "256") == 3);
+	CHECK(reads(THP "/khugepaged/scan_sleep_millisecs", "10000\n"));
 	ktap_report("hpage_pmd_size_and_defrag", NULL);
 }
 
