@@ -9,6 +9,8 @@
  *   node/nodeN/meminfo      "Node N MemTotal:  ... kB", MemFree, MemUsed, Slab
  *   node/nodeN/numastat     "numa_hit N": Linux's six NUMA allocation events
  *   node/nodeN/vmstat       "nr_free_pages N", the same events as numa_*, nr_file_pages
+ *   node/nodeN/memory_failure/{total,ignored,failed,delayed,recovered}
+ *                           memory_failure()'s results for the node's frames: "N"
  *   cpu/{possible,present,online}                                 CPU lists: "0-3"
  *
  * Lists are Linux's: ascending ranges joined by commas. Quire has no
@@ -22,6 +24,7 @@
 #include <asm/page.h>
 #include <quire/kernel.h>
 #include <quire/errno.h>
+#include <quire/memory-failure.h>
 #include "internal.h"
 
 /* What a list file shows: the ids below max for which has() is true. */
@@ -139,6 +142,37 @@ static ssize_t vmstat_show(struct pseudo_file *pf, char *buf, size_t size)
 			       node_page_state(nid, NR_FILE_PAGES));
 }
 
+/* memory_failure/<result>: data is nid | result << 8; NR_MF_RESULTS is "total". */
+static ssize_t mf_stat_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	int nid = (int)((unsigned long)pf->data & 0xff);
+	unsigned int r = (unsigned int)((unsigned long)pf->data >> 8);
+	unsigned long n = 0;
+
+	for (unsigned int i = 0; i < NR_MF_RESULTS; i++)
+		if (r == NR_MF_RESULTS || r == i)
+			n += memory_failure_stat(nid, (enum mf_result)i);
+	return scnprintf(buf, size, "%lu\n", n);
+}
+
+static const struct pseudo_ops mf_stat_ops = { .show = mf_stat_show };
+
+/* nodeN/memory_failure: Linux's five counters. */
+static int add_memory_failure_dir(struct pseudo_node *node_dir, int nid)
+{
+	static const struct { const char *name; unsigned int result; } stats[] = {
+		{ "total", NR_MF_RESULTS }, { "ignored", MF_IGNORED }, { "failed", MF_FAILED },
+		{ "delayed", MF_DELAYED }, { "recovered", MF_RECOVERED },
+	};
+	struct pseudo_node *dir = pseudo_mkdir(node_dir, "memory_failure");
+	int err = dir ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < ARRAY_SIZE(stats) && !err; i++)
+		err = pseudo_create(dir, stats[i].name, 0444, &mf_stat_ops,
+				    (void *)(unsigned long)(nid | stats[i].result << 8));
+	return err;
+}
+
 static const struct pseudo_ops list_ops = { .show = list_show };
 static const struct pseudo_ops cpulist_ops = { .show = cpulist_show };
 static const struct pseudo_ops cpumap_ops = { .show = cpumap_show };
@@ -165,7 +199,7 @@ static int add_node_dir(struct pseudo_node *node, int nid)
 		return -ENOMEM;
 	for (size_t i = 0; i < ARRAY_SIZE(files) && !err; i++)
 		err = pseudo_create(dir, files[i].name, 0444, files[i].ops, data);
-	return err;
+	return err ? err : add_memory_failure_dir(dir, nid);
 }
 
 /* /sys/devices/system/{node,cpu}: 0 or -errno. */

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "ktap.h"
 #include "mm_verify.h"
@@ -110,19 +111,48 @@ static long hardware_corrupted_kb(void)
 	return at ? strtol(at + strlen("HardwareCorrupted:"), NULL, 10) : -1;
 }
 
+/* The node of the page at p (move_pages' query), or -1. */
+static int node_of(void *p)
+{
+	int status = -1;
+
+	return syscall(SYS_move_pages, 0, 1UL, &p, NULL, &status, 0) ? -1 : status;
+}
+
+/* /sys/devices/system/node/nodeN/memory_failure/<name> (-1: not there). */
+static long mf_stat(int nid, const char *name)
+{
+	char path[96], buf[32] = "";
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/memory_failure/%s", nid, name);
+	fd = open(path, O_RDONLY);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
 static void case_anonymous_page(void)
 {
 	char *p = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	long corrupted = hardware_corrupted_kb();
+	long corrupted = hardware_corrupted_kb(), recovered, total;
 	uint64_t e;
-	int ok = 1;
+	int ok = 1, nid;
 
 	CHECK(p != MAP_FAILED && corrupted >= 0);
 	memset(p, 'a', 4 * PAGE);
 	poisoned_pfn = PM_PFN(pagemap_of(p + PAGE));
 	CHECK(poisoned_pfn != 0);
+	nid = node_of(p + PAGE);
+	recovered = mf_stat(nid, "recovered");
+	total = mf_stat(nid, "total");
+	CHECK(nid >= 0 && recovered >= 0 && total >= recovered && mf_stat(nid, "failed") >= 0 &&
+	      mf_stat(nid, "ignored") >= 0 && mf_stat(nid, "delayed") == 0);
 	CHECK(poison(p + PAGE) == 1);		/* the caller hears of it at once */
 	CHECK(hardware_corrupted_kb() == corrupted + 4);
+	CHECK(mf_stat(nid, "recovered") == recovered + 1 && mf_stat(nid, "total") == total + 1);
 	e = pagemap_of(p + PAGE);
 	CHECK((e & PM_SWAP) && !(e & PM_PRESENT));
 	CHECK(touch_bus(p + PAGE + 100) == 1);	/* and at every touch after */
