@@ -9,10 +9,15 @@
  *                      "<path>,0x<off>,0x<end>[,<order>]" those of a file's
  *                      page cache, "1" every one (parsed here, split by
  *                      mm/huge_memory.c)
+ *   hwpoison/corrupt-pfn 0200: a frame number: memory_failure() on it, as a
+ *                      software-made error (Linux's hwpoison-inject module;
+ *                      its unpoison-pfn is not there: Quire cannot take a
+ *                      frame back while hwpoison entries may name it)
  */
 #define pr_fmt(fmt) "debugfs: " fmt
 #include <quire/pseudofs.h>
 #include <quire/huge_mm.h>
+#include <quire/memory-failure.h>
 #include <quire/sched.h>
 #include <quire/mutex.h>
 #include <quire/string.h>
@@ -167,8 +172,39 @@ static int split_huge_pages_store(struct pseudo_file *pf, const char *buf, size_
 
 static const struct pseudo_ops split_huge_pages_ops = { .store = split_huge_pages_store };
 
+/* ---- hwpoison/corrupt-pfn ---- */
+
+/*
+ * Linux's hwpoison-inject: a frame number (decimal, 0x hex or 0 octal, as
+ * Linux's debugfs attributes read it) goes to memory_failure() as a
+ * software-made error: its result is the write's (-EHWPOISON for a frame
+ * poisoned already, -ENXIO for no frame). Unlike MADV_HWPOISON nobody is
+ * signalled at once: a process meets the hwpoison entry when it touches
+ * the page.
+ */
+static int corrupt_pfn_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	char text[32];
+	long long pfn;
+
+	len = strnlen(buf, len);
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (!len || len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	if (kstrtoll(text, 0, &pfn))
+		return -EINVAL;
+	pr_info("Injecting memory failure at pfn %#llx\n", pfn);
+	return memory_failure((unsigned long)pfn, MF_SW_SIMULATED);
+}
+
+static const struct pseudo_ops corrupt_pfn_ops = { .store = corrupt_pfn_store };
+
 int debugfs_init(void)
 {
+	struct pseudo_node *hwpoison = NULL;
 	int err = -ENOMEM;
 
 	if (debugfs_root)
@@ -177,6 +213,12 @@ int debugfs_init(void)
 	if (debugfs_root)
 		err = pseudo_create(debugfs_root, "split_huge_pages", 0200, &split_huge_pages_ops,
 				    NULL);
+	if (!err)
+		hwpoison = pseudo_mkdir(debugfs_root, "hwpoison");
+	if (!err && !hwpoison)
+		err = -ENOMEM;
+	if (!err)
+		err = pseudo_create(hwpoison, "corrupt-pfn", 0200, &corrupt_pfn_ops, NULL);
 	if (err)
 		pr_err("cannot build the debugfs tree: error %d\n", err);
 	return err;

@@ -47,6 +47,7 @@
 #include <quire/cmdline.h>
 #include <quire/fs.h>
 #include <quire/numa.h>
+#include <quire/sched.h>
 #include <quire/kernel.h>
 #include <quire/printk.h>
 #include <quire/errno.h>
@@ -638,6 +639,16 @@ int migrate_pages(struct list_head *from, new_folio_t get_new_folio, free_folio_
 	might_sleep();
 	for (int pass = 0; pass < NR_MIGRATE_PASSES && !list_empty(from); pass++) {
 		LIST_HEAD(again);
+
+		/*
+		 * Folios to try again: busy with a transient reference, often a
+		 * fault holding one while it waits for the folio lock. Quire's
+		 * folio lock is not handed to a waiter at unlock as Linux's is,
+		 * so without a pause this thread would take it back before the
+		 * waiter runs, pass after pass.
+		 */
+		if (pass && mode != MIGRATE_ASYNC)
+			msleep(1);
 
 		/* Every folio once per pass, a batch at a time; the busy ones wait for the next. */
 		while (!list_empty(from)) {

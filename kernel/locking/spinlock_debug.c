@@ -10,8 +10,9 @@
  *                   holds without irqsave): a certain deadlock; report, panic
  *   bad unlock      unlock on a CPU that does not hold the lock (or of an
  *                   unlocked lock): report; the lock stays with its owner
- *   held too long   a waiter spun longer than spinlock_timeout_ms: report
- *                   once per wait, with the owner's record; keep waiting
+ *   held too long   one holder kept it longer than spinlock_timeout_ms
+ *                   while a waiter spun: report once per wait, with the
+ *                   owner's record; keep waiting
  *
  * Ownership is per CPU, not per task: a spinlock holder cannot be preempted
  * or migrate, so "this CPU holds it" is the meaningful test (and a lock
@@ -136,12 +137,26 @@ static void spin_wait(spinlock_t *l, unsigned long ip)
 	u64 start = rdtsc(), limit = timeout_cycles();
 	bool reported = false;
 
+	u64 holder = READ_ONCE(l->taken_tsc), seen = start;
+
 	do {
 		while (arch_spin_is_locked(&l->raw)) {
+			u64 taken = READ_ONCE(l->taken_tsc);
+
 			cpu_relax();
+			/*
+			 * Too long is one holder keeping it, timed from when this
+			 * waiter first saw that holder (its taken_tsc): the lock is
+			 * test-and-set, not fair, so a waiter may lose it to other
+			 * CPUs many times in a row, which is slow but not a bug.
+			 */
+			if (taken != holder) {
+				holder = taken;
+				seen = rdtsc();
+			}
 			/* Still held? (A vCPU may have been away for the whole hold.) */
-			if (!reported && limit && rdtsc() - start > limit &&
-			    arch_spin_is_locked(&l->raw)) {
+			if (!reported && limit && rdtsc() - seen > limit &&
+			    arch_spin_is_locked(&l->raw) && READ_ONCE(l->taken_tsc) == holder) {
 				spin_held_too_long(l, ip, rdtsc() - start);
 				reported = true;
 			}

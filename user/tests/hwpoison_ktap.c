@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "ktap.h"
@@ -30,6 +31,9 @@
 #define MADV_SOFT_OFFLINE 101
 #ifndef BUS_MCEERR_AR
 #define BUS_MCEERR_AR	4
+#endif
+#ifndef EHWPOISON
+#define EHWPOISON	133
 #endif
 #define PM_PRESENT	(1ULL << 63)
 #define PM_SWAP		(1ULL << 62)
@@ -340,9 +344,54 @@ static void case_soft_offline(void)
 	ktap_report("soft_offline", NULL);
 }
 
+/* A write of text to path: its length, or -errno. */
+static long write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	long n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}
+
+/*
+ * debugfs hwpoison/corrupt-pfn: memory_failure() on a frame by number,
+ * nobody signalled at once; the process that maps it gets SIGBUS
+ * BUS_MCEERR_AR when it touches it; again is EHWPOISON; a bad number is
+ * EINVAL, a frame that does not exist ENXIO.
+ */
+static void case_corrupt_pfn(void)
+{
+	const char *path = "/sys/kernel/debug/hwpoison/corrupt-pfn";
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long corrupted = hardware_corrupted_kb();
+	char text[32];
+
+	CHECK(p != MAP_FAILED);
+	CHECK(mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) == 0 || errno == EBUSY);
+	memset(p, 'c', 2 * PAGE);
+	snprintf(text, sizeof(text), "%#llx\n", (unsigned long long)PM_PFN(pagemap_of(p)));
+	buses = 0;
+	CHECK(write_text(path, text) == (long)strlen(text));
+	CHECK(buses == 0);				/* no signal until the page is touched */
+	CHECK(hardware_corrupted_kb() == corrupted + 4);
+	CHECK(touch_bus(p + 10) == 1);
+	CHECK(p[PAGE] == 'c');
+	CHECK(write_text(path, text) == -EHWPOISON);
+	CHECK(write_text(path, "12abc") == -EINVAL);
+	CHECK(write_text(path, "0x7fffffffffff") == -ENXIO);
+	munmap(p, 2 * PAGE);
+	ktap_report("debugfs_corrupt_pfn", NULL);
+}
+
 int main(void)
 {
-	ktap_begin("hwpoison", 7);
+	ktap_begin("hwpoison", 8);
 	catch_sigbus();
 	case_anonymous_page();
 	case_never_reused();
@@ -350,6 +399,7 @@ int main(void)
 	case_large_folio();
 	case_file_page();
 	case_soft_offline();
+	case_corrupt_pfn();
 	CHECK(read_mm_verify() == 0);
 	ktap_report("mm_verify_clean", NULL);
 	return ktap_finish();
