@@ -67,7 +67,7 @@ static struct task *find_process(int id, bool *thread)
 	if (walk_processes(matches, &w))
 		return w.found;
 	list_for_each_entry(p, &process_list, process_node)
-		if (send_sig_in_group(p, id, 0, 0, false) == 0) {
+		if (send_sig_in_group(p, id, 0, NULL, false) == 0) {
 			*thread = true;
 			return p;
 		}
