@@ -334,7 +334,7 @@ long sys_truncate(u64 upath, u64 length, u64 a2, u64 a3, u64 a4, u64 a5)
 	kfree(path);
 	if (err)
 		return err;
-	err = vfs_truncate(inode, (loff_t)length);
+	err = vfs_truncate_limited(inode, (loff_t)length);
 	iput(inode);
 	return err;
 }
@@ -824,7 +824,7 @@ long shmem_file_setup(u64 size, struct file **out)
 
 	if (err)
 		return err;
-	err = vfs_ftruncate(*out, (loff_t)ALIGN_UP(size, PAGE_SIZE));
+	err = vfs_truncate(file_inode(*out), (loff_t)ALIGN_UP(size, PAGE_SIZE));
 	if (err) {
 		fput(*out);
 		return err;

@@ -15,6 +15,8 @@
 #include <quire/process.h>
 #include <quire/syscalls.h>
 #include <quire/fdtable.h>
+#include <quire/fs.h>
+#include <quire/signal.h>
 #include <quire/mmap.h>
 #include <quire/mutex.h>
 #include <quire/uaccess.h>
@@ -58,6 +60,26 @@ void rlimit_init_defaults(struct task *leader)
 u64 task_rlimit(struct task *t, unsigned int resource)
 {
 	return __atomic_load_n(&t->group_leader->rlim[resource].rlim_cur, __ATOMIC_RELAXED);
+}
+
+/*
+ * RLIMIT_FSIZE (include/quire/fs.h), called by ramfs's write and by
+ * truncate and ftruncate (fs/open.c), as Linux's generic_write_check_limits
+ * and inode_newsize_ok.
+ */
+int fsize_check(loff_t pos, size_t *count)
+{
+	u64 limit = current ? task_rlimit(current, RLIMIT_FSIZE) : RLIM_INFINITY;
+
+	if (limit == RLIM_INFINITY)
+		return 0;
+	if (count ? (u64)pos >= limit : (u64)pos > limit) {
+		send_sig(SIGXFSZ, current, SI_USER);	/* Linux's send_sig(.., 0): SI_USER, its own pid */
+		return -EFBIG;
+	}
+	if (count && *count > limit - (u64)pos)
+		*count = (size_t)(limit - (u64)pos);
+	return 0;
 }
 
 static bool enforced(unsigned int resource)
