@@ -427,15 +427,13 @@ static void case_sigqueue_errors(void)
 	ktap_report("sigqueue_errors", NULL);
 }
 
-static volatile int sv_hits, sv_value, sv_code, sv_pid, sv_signo;
+static volatile int sv_hits;
+static siginfo_t sv;		/* what the handler got last */
 
 static void on_value(int sig, siginfo_t *si, void *uc)
 {
 	sv_hits++;
-	sv_value = si->si_value.sival_int;
-	sv_code = si->si_code;
-	sv_pid = si->si_pid;
-	sv_signo = si->si_signo;
+	sv = *si;
 }
 
 /*
@@ -460,9 +458,10 @@ static void case_sigqueue_value(void)
 	si.si_signo = SIGUSR1;			/* the signal argument wins */
 	CHECK(syscall(SYS_rt_sigqueueinfo, getpid(), SIGUSR2, &si) == 0);
 	CHECK(sv_hits == 1);
-	CHECK(sv_signo == SIGUSR2 && sv_code == -42 && sv_value == 4242 && sv_pid == getpid());
+	CHECK(sv.si_signo == SIGUSR2 && sv.si_code == -42 && sv.si_value.sival_int == 4242);
+	CHECK(sv.si_pid == getpid() && sv.si_uid == 0);
 	CHECK(sigqueue(getpid(), SIGUSR2, (union sigval){ .sival_int = 31 }) == 0);
-	CHECK(sv_hits == 2 && sv_code == SI_QUEUE && sv_value == 31);
+	CHECK(sv_hits == 2 && sv.si_code == SI_QUEUE && sv.si_value.sival_int == 31);
 
 	/* A standard signal sent three times while blocked: once, the first value. */
 	sigemptyset(&set);
@@ -471,7 +470,7 @@ static void case_sigqueue_value(void)
 	for (int i = 1; i <= 3; i++)
 		sigqueue(getpid(), SIGUSR2, (union sigval){ .sival_int = 100 + i });
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	CHECK(sv_hits == 3 && sv_value == 101);
+	CHECK(sv_hits == 3 && sv.si_value.sival_int == 101);
 	signal(SIGUSR2, SIG_DFL);
 
 	/* Another process takes three queued SIGRTMIN+1 with sigtimedwait, in order. */
