@@ -11,7 +11,8 @@
  *   below it (EMFILE); dup2/dup3 to one at or above it: EBADF; F_DUPFD
  *   from one: EINVAL. Linux's 1024/4096 at first; the hard limit may go
  *   up to nr_open (NR_OPEN_MAX, 1048576), the fd table growing on demand.
- * - RLIMIT_FSIZE (fs/read_write.c, fs/open.c): a write at or past it is
+ * - RLIMIT_FSIZE (fsize_check, below; called by ramfs's write and by
+ *   truncate and ftruncate, fs/open.c): a write at or past it is
  *   EFBIG with SIGXFSZ, one that crosses it is cut short; truncate and
  *   ftruncate growing a file past it, EFBIG with SIGXFSZ.
  * The other limits are kept and reported; lowering one of them is logged
@@ -25,7 +26,6 @@
 #include <quire/fs.h>
 #include <quire/signal.h>
 #include <quire/mmap.h>
-#include <quire/mutex.h>
 #include <quire/uaccess.h>
 #include <quire/printk.h>
 #include <quire/errno.h>
