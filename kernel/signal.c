@@ -411,18 +411,6 @@ static struct sigqueue *alloc_sigqueue(int sig, int code)
 	return q;
 }
 
-/* An entry carrying info (the sender's siginfo), numbered sig whatever info's si_signo. */
-static struct sigqueue *alloc_user_sigqueue(int sig, const siginfo_t *info)
-{
-	struct sigqueue *q = kzalloc(sizeof(*q), GFP_KERNEL);
-
-	if (q) {
-		q->info = *info;
-		q->info.si_signo = sig;
-	}
-	return q;
-}
-
 void user_siginfo(siginfo_t *info, int sig, int si_code)
 {
 	memset(info, 0, sizeof(*info));
@@ -430,6 +418,24 @@ void user_siginfo(siginfo_t *info, int sig, int si_code)
 	info->si_code = si_code;
 	info->f.kill.pid = current->tgid;
 	info->f.kill.uid = 0;
+}
+
+/*
+ * An entry carrying info (the sender's siginfo), numbered sig whatever
+ * info's si_signo; NULL info: kill's (user_siginfo, SI_USER).
+ */
+static struct sigqueue *alloc_user_sigqueue(int sig, const siginfo_t *info)
+{
+	struct sigqueue *q = kzalloc(sizeof(*q), GFP_KERNEL);
+
+	if (!q)
+		return NULL;
+	if (info)
+		q->info = *info;
+	else
+		user_siginfo(&q->info, sig, SI_USER);
+	q->info.si_signo = sig;
+	return q;
 }
 
 int send_sig_info(int sig, const siginfo_t *info, struct task *t)

@@ -82,8 +82,8 @@ int send_sig(int sig, struct task *t, int si_code);
 /*
  * kill/tkill/rt_tgsigqueueinfo by id: find thread tid among leader's
  * threads and queue sig with info for its process, or with to_thread for
- * that thread alone; sig 0 only checks (info may then be NULL). -ESRCH
- * when no live thread of the process has that id.
+ * that thread alone; sig 0 only checks. info NULL: kill's (SI_USER, the
+ * caller's pid). -ESRCH when no live thread of the process has that id.
  */
 int send_sig_in_group(struct task *leader, int tid, int sig, const siginfo_t *info,
 		      bool to_thread);
