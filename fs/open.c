@@ -138,9 +138,15 @@ void fput(struct file *f)
 	kfree(f);
 }
 
-int vfs_truncate(struct inode *inode, loff_t size)
+/*
+ * A regular file's new size: limited, a truncate from a system call, which
+ * may not grow the file past RLIMIT_FSIZE (EFBIG and SIGXFSZ, as Linux's
+ * inode_newsize_ok); the kernel's own (O_TRUNC, a shared mapping's file)
+ * is not held to it.
+ */
+static int do_truncate(struct inode *inode, loff_t size, bool limited)
 {
-	int err;
+	int err = 0;
 
 	if (S_ISDIR(inode->i_mode))
 		return -EISDIR;
@@ -149,16 +155,29 @@ int vfs_truncate(struct inode *inode, loff_t size)
 	if (!inode->i_op || !inode->i_op->setsize)
 		return -EINVAL;
 	mutex_lock(&inode->i_mutex);
-	err = inode->i_op->setsize(inode, size);
+	if (limited && size > inode->i_size)
+		err = fsize_check(size, NULL);
+	if (!err)
+		err = inode->i_op->setsize(inode, size);
 	mutex_unlock(&inode->i_mutex);
 	return err;
+}
+
+int vfs_truncate(struct inode *inode, loff_t size)
+{
+	return do_truncate(inode, size, false);
+}
+
+int vfs_truncate_limited(struct inode *inode, loff_t size)
+{
+	return do_truncate(inode, size, true);
 }
 
 int vfs_ftruncate(struct file *f, loff_t size)
 {
 	if (!(f->f_mode & FMODE_WRITE))
 		return -EINVAL;
-	return vfs_truncate(file_inode(f), size);
+	return vfs_truncate_limited(file_inode(f), size);
 }
 
 int vfs_fstat(struct file *f, struct stat *st)

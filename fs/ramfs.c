@@ -475,9 +475,13 @@ static ssize_t ramfs_write(struct file *f, const void *buf, size_t count, loff_t
 	mutex_lock(&inode->i_mutex);
 	if (f->f_flags & O_APPEND)
 		*pos = inode->i_size;
-	if (*pos >= MAX_LFS_FILESIZE) {
+	/* RLIMIT_FSIZE first, then the largest size, as Linux's generic_write_check_limits. */
+	ret = fsize_check(*pos, &count);
+	if (!ret && *pos >= MAX_LFS_FILESIZE)
+		ret = -EFBIG;
+	if (ret) {
 		mutex_unlock(&inode->i_mutex);
-		return -EFBIG;
+		return ret;
 	}
 	if (count > (u64)(MAX_LFS_FILESIZE - *pos))
 		count = (size_t)(MAX_LFS_FILESIZE - *pos);

@@ -424,15 +424,16 @@ void process_list_add(struct task *t)
 }
 
 /*
- * kill, tkill and tgkill find their target on process_list (leaders of
- * live processes) under process_lock, so it cannot exit and be freed
- * meanwhile: the last thread's exit takes its process off the list first.
- * A zombie is not found (Linux finds it and returns 0; nothing is
- * delivered either way).
+ * kill, tkill, tgkill, rt_sigqueueinfo and rt_tgsigqueueinfo find their
+ * target on process_list (leaders of live processes) under process_lock,
+ * so it cannot exit and be freed meanwhile: the last thread's exit takes
+ * its process off the list first. A zombie is not found (Linux finds it
+ * and returns 0; nothing is delivered either way). info is what the
+ * target's handler or sigtimedwait will see.
  */
 enum kill_kind { KILL_PROCESS, KILL_THREAD, KILL_THREAD_IN_GROUP };
 
-static long kill_by_id(enum kill_kind kind, long tgid, long tid, int sig, int si_code)
+static long kill_by_id(enum kill_kind kind, long tgid, long tid, int sig, const siginfo_t *info)
 {
 	struct task *p;
 	long ret = -ESRCH;
@@ -440,18 +441,27 @@ static long kill_by_id(enum kill_kind kind, long tgid, long tid, int sig, int si
 	spin_lock(&process_lock);
 	list_for_each_entry(p, &process_list, process_node) {
 		if (kind == KILL_PROCESS && p->tgid == tid) {
-			ret = sig ? send_sig(sig, p, si_code) : 0;
+			ret = sig ? send_sig_info(sig, info, p) : 0;
 			break;
 		}
 		if (kind == KILL_THREAD_IN_GROUP && p->tgid != tgid)
 			continue;
 		/* kill(tid of a thread) signals its process, as Linux does. */
-		ret = send_sig_in_group(p, (int)tid, sig, si_code, kind != KILL_PROCESS);
+		ret = send_sig_in_group(p, (int)tid, sig, info, kind != KILL_PROCESS);
 		if (ret != -ESRCH || kind == KILL_THREAD_IN_GROUP)
 			break;
 	}
 	spin_unlock(&process_lock);
 	return ret;
+}
+
+/* kill/tkill/tgkill: the siginfo user_siginfo makes (si_code, the caller's pid). */
+static long kill_by_id_code(enum kill_kind kind, long tgid, long tid, int sig, int si_code)
+{
+	siginfo_t info;
+
+	user_siginfo(&info, sig, si_code);
+	return kill_by_id(kind, tgid, tid, sig, &info);
 }
 
 /* kill: a process (pid > 0), the caller's group (0), every process (-1), group -pid. */
@@ -462,7 +472,7 @@ long sys_kill(u64 upid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
 	if (sig > _NSIG)
 		return -EINVAL;
 	if (pid > 0)
-		return kill_by_id(KILL_PROCESS, 0, pid, (int)sig, SI_USER);
+		return kill_by_id_code(KILL_PROCESS, 0, pid, (int)sig, SI_USER);
 	if (pid == -1)
 		return kill_all((int)sig);
 	if (pid == PID_INT_MIN)
@@ -474,14 +484,48 @@ long sys_tkill(u64 tid, u64 sig, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	if ((int)tid <= 0 || sig > _NSIG)
 		return -EINVAL;
-	return kill_by_id(KILL_THREAD, 0, (int)tid, (int)sig, SI_TKILL);
+	return kill_by_id_code(KILL_THREAD, 0, (int)tid, (int)sig, SI_TKILL);
 }
 
 long sys_tgkill(u64 tgid, u64 tid, u64 sig, u64 a3, u64 a4, u64 a5)
 {
 	if ((int)tgid <= 0 || (int)tid <= 0 || sig > _NSIG)
 		return -EINVAL;
-	return kill_by_id(KILL_THREAD_IN_GROUP, (int)tgid, (int)tid, (int)sig, SI_TKILL);
+	return kill_by_id_code(KILL_THREAD_IN_GROUP, (int)tgid, (int)tid, (int)sig, SI_TKILL);
+}
+
+/*
+ * rt_sigqueueinfo and rt_tgsigqueueinfo send the caller's own siginfo
+ * (sigqueue's SI_QUEUE and si_value), with Linux's order: the copy
+ * (EFAULT), then who may claim which si_code: one that says the kernel or
+ * kill sent it (si_code >= 0, or SI_TKILL) only to the caller itself
+ * (its pid, or its thread id for rt_tgsigqueueinfo), else EPERM even for
+ * root; then the target (ESRCH), as kill and tgkill.
+ */
+static long sigqueueinfo(enum kill_kind kind, int tgid, int id, u64 sig, u64 uinfo)
+{
+	siginfo_t info;
+
+	if (copy_from_user(&info, (void *)uinfo, sizeof(info)))
+		return -EFAULT;
+	if ((info.si_code >= 0 || info.si_code == SI_TKILL) &&
+	    id != (kind == KILL_PROCESS ? current->tgid : current->tid))
+		return -EPERM;
+	if (sig > _NSIG)
+		return -EINVAL;
+	return kill_by_id(kind, tgid, id, (int)sig, &info);
+}
+
+long sys_rt_sigqueueinfo(u64 pid, u64 sig, u64 uinfo, u64 a3, u64 a4, u64 a5)
+{
+	return sigqueueinfo(KILL_PROCESS, 0, (int)pid, sig, uinfo);
+}
+
+long sys_rt_tgsigqueueinfo(u64 tgid, u64 tid, u64 sig, u64 uinfo, u64 a4, u64 a5)
+{
+	if ((int)tgid <= 0 || (int)tid <= 0)
+		return -EINVAL;
+	return sigqueueinfo(KILL_THREAD_IN_GROUP, (int)tgid, (int)tid, sig, uinfo);
 }
 
 /*

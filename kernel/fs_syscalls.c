@@ -334,7 +334,7 @@ long sys_truncate(u64 upath, u64 length, u64 a2, u64 a3, u64 a4, u64 a5)
 	kfree(path);
 	if (err)
 		return err;
-	err = vfs_truncate(inode, (loff_t)length);
+	err = vfs_truncate_limited(inode, (loff_t)length);
 	iput(inode);
 	return err;
 }
@@ -590,15 +590,10 @@ long sys_fcntl(u64 fd, u64 cmd, u64 arg, u64 a3, u64 a4, u64 a5)
 			fput(f);
 		break;
 	case F_GETFD:
-		r = (fs->cloexec[fd / 64] >> (fd % 64)) & 1 ? FD_CLOEXEC : 0;
+		r = fd_get_cloexec(fs, (int)fd) ? FD_CLOEXEC : 0;
 		break;
 	case F_SETFD:
-		spin_lock(&fs->lock);
-		if (arg & FD_CLOEXEC)
-			fs->cloexec[fd / 64] |= 1ULL << (fd % 64);
-		else
-			fs->cloexec[fd / 64] &= ~(1ULL << (fd % 64));
-		spin_unlock(&fs->lock);
+		fd_set_cloexec(fs, (int)fd, arg & FD_CLOEXEC);
 		break;
 	case F_GETFL:
 		r = (long)f->f_flags | (f->f_mode == (FMODE_READ | FMODE_WRITE) ? O_RDWR :
@@ -829,7 +824,7 @@ long shmem_file_setup(u64 size, struct file **out)
 
 	if (err)
 		return err;
-	err = vfs_ftruncate(*out, (loff_t)ALIGN_UP(size, PAGE_SIZE));
+	err = vfs_truncate(file_inode(*out), (loff_t)ALIGN_UP(size, PAGE_SIZE));
 	if (err) {
 		fput(*out);
 		return err;

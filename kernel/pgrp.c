@@ -67,30 +67,41 @@ static struct task *find_process(int id, bool *thread)
 	if (walk_processes(matches, &w))
 		return w.found;
 	list_for_each_entry(p, &process_list, process_node)
-		if (send_sig_in_group(p, id, 0, 0, false) == 0) {
+		if (send_sig_in_group(p, id, 0, NULL, false) == 0) {
 			*thread = true;
 			return p;
 		}
 	return NULL;
 }
 
-int get_process_mm(int pid, struct mm_struct **mmp)
+int with_process_by_pid(int pid, int (*fn)(struct task *p, void *arg), void *arg)
 {
 	struct task *p;
 	bool thread;
-	int err = 0;
+	int err;
 
 	spin_lock(&process_lock);
 	p = pid ? find_process(pid, &thread) : current;
-	if (!p)
-		err = -ESRCH;
-	else if (!p->mm)
-		err = -EINVAL;		/* exited (a zombie), or a kernel thread: Linux's answer */
-	else
-		atomic_inc(&p->mm->mm_users);	/* t->mm changes under process_lock (set_task_mm) */
-	*mmp = err ? NULL : p->mm;
+	err = p ? fn(p, arg) : -ESRCH;
 	spin_unlock(&process_lock);
 	return err;
+}
+
+static int take_mm(struct task *p, void *arg)
+{
+	struct mm_struct **mmp = arg;
+
+	if (!p->mm)
+		return -EINVAL;		/* exited (a zombie), or a kernel thread: Linux's answer */
+	atomic_inc(&p->mm->mm_users);	/* t->mm changes under process_lock (set_task_mm) */
+	*mmp = p->mm;
+	return 0;
+}
+
+int get_process_mm(int pid, struct mm_struct **mmp)
+{
+	*mmp = NULL;
+	return with_process_by_pid(pid, take_mm, mmp);
 }
 
 void set_task_mm(struct task *t, struct mm_struct *mm)

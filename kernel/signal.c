@@ -411,25 +411,50 @@ static struct sigqueue *alloc_sigqueue(int sig, int code)
 	return q;
 }
 
-static struct sigqueue *alloc_user_sigqueue(int sig, int si_code)
+void user_siginfo(siginfo_t *info, int sig, int si_code)
 {
-	struct sigqueue *q = alloc_sigqueue(sig, si_code);
+	memset(info, 0, sizeof(*info));
+	info->si_signo = sig;
+	info->si_code = si_code;
+	info->f.kill.pid = current->tgid;
+	info->f.kill.uid = 0;
+}
 
-	if (q) {
-		q->info.f.kill.pid = current->tgid;
-		q->info.f.kill.uid = 0;
-	}
+/*
+ * An entry carrying info (the sender's siginfo), numbered sig whatever
+ * info's si_signo; NULL info: kill's (user_siginfo, SI_USER).
+ */
+static struct sigqueue *alloc_user_sigqueue(int sig, const siginfo_t *info)
+{
+	struct sigqueue *q = kzalloc(sizeof(*q), GFP_KERNEL);
+
+	if (!q)
+		return NULL;
+	if (info)
+		q->info = *info;
+	else
+		user_siginfo(&q->info, sig, SI_USER);
+	q->info.si_signo = sig;
 	return q;
+}
+
+int send_sig_info(int sig, const siginfo_t *info, struct task *t)
+{
+	if (!t->sighand)
+		return -ESRCH;
+	return queue_signal(t, sig, alloc_user_sigqueue(sig, info), true);
 }
 
 int send_sig(int sig, struct task *t, int si_code)
 {
-	if (!t->sighand)
-		return -ESRCH;
-	return queue_signal(t, sig, alloc_user_sigqueue(sig, si_code), true);
+	siginfo_t info;
+
+	user_siginfo(&info, sig, si_code);
+	return send_sig_info(sig, &info, t);
 }
 
-int send_sig_in_group(struct task *leader, int tid, int sig, int si_code, bool to_thread)
+int send_sig_in_group(struct task *leader, int tid, int sig, const siginfo_t *info,
+		      bool to_thread)
 {
 	struct sighand_struct *sh = leader->sighand;
 	unsigned long flags;
@@ -442,7 +467,7 @@ int send_sig_in_group(struct task *leader, int tid, int sig, int si_code, bool t
 	list_for_each_entry(t, &sh->threads, thread_node)
 		if (t->tid == tid) {
 			/* Quire's allocations never sleep: allocating under the lock is safe. */
-			ret = sig ? send_signal_locked(t, sig, alloc_user_sigqueue(sig, si_code),
+			ret = sig ? send_signal_locked(t, sig, alloc_user_sigqueue(sig, info),
 						       !to_thread) : 0;
 			break;
 		}

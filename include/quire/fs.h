@@ -318,8 +318,18 @@ static inline struct file *get_file(struct file *f)
 	return f;
 }
 void fput(struct file *f);
+/* The kernel's own truncate (O_TRUNC, a shared mapping's file): no RLIMIT_FSIZE. */
 int vfs_truncate(struct inode *inode, loff_t size);
+/* truncate(2) and ftruncate(2) (not opened for writing: EINVAL): growing past RLIMIT_FSIZE is EFBIG + SIGXFSZ. */
+int vfs_truncate_limited(struct inode *inode, loff_t size);
 int vfs_ftruncate(struct file *f, loff_t size);
+/*
+ * RLIMIT_FSIZE for a regular file (Linux's generic_write_check_limits and
+ * inode_newsize_ok): a write at pos (count: its length, cut to end at the
+ * limit) or, count NULL, a new size pos. 0, or -EFBIG with SIGXFSZ sent
+ * to the caller's process when nothing fits.
+ */
+int fsize_check(loff_t pos, size_t *count);
 int vfs_fstat(struct file *f, struct stat *st);
 
 /*

@@ -52,6 +52,13 @@ void process_list_add(struct task *t);
 extern spinlock_t process_lock;
 extern struct list_head process_list;
 
+/*
+ * Call fn on the process whose pid is pid (a zombie too, or the process of
+ * thread id pid; 0: the calling task) under process_lock, so that it
+ * cannot be freed meanwhile (fn must not sleep); fn's result, or -ESRCH
+ * when there is no such process (kernel/pgrp.c).
+ */
+int with_process_by_pid(int pid, int (*fn)(struct task *p, void *arg), void *arg);
 /* A task's mm changes (exec, exit) under process_lock, for get_process_mm (quire/mmap.h). */
 void set_task_mm(struct task *t, struct mm_struct *mm);
 

@@ -69,14 +69,24 @@ void free_sighand(struct task *t);
 /* exec: handlers go back to SIG_DFL (ignored signals stay ignored), no altstack. */
 void flush_signal_handlers(struct task *t);
 
-/* Queue sig for t's process, from user space (kill: si_code SI_USER, the sender's pid). */
+/* The siginfo kill and tkill send: sig, si_code, the calling process's pid, uid 0. */
+void user_siginfo(siginfo_t *info, int sig, int si_code);
+/*
+ * Queue sig for t's process from user space with a copy of info (kill's
+ * from user_siginfo; rt_sigqueueinfo's the caller's own, si_value too),
+ * its si_signo replaced by sig.
+ */
+int send_sig_info(int sig, const siginfo_t *info, struct task *t);
+/* send_sig_info with user_siginfo's info (si_code SI_USER: kill). */
 int send_sig(int sig, struct task *t, int si_code);
 /*
- * kill/tkill by id: find thread tid among leader's threads and queue sig
- * for its process, or with to_thread for that thread alone; sig 0 only
- * checks. -ESRCH when no live thread of the process has that id.
+ * kill/tkill/rt_tgsigqueueinfo by id: find thread tid among leader's
+ * threads and queue sig with info for its process, or with to_thread for
+ * that thread alone; sig 0 only checks. info NULL: kill's (SI_USER, the
+ * caller's pid). -ESRCH when no live thread of the process has that id.
  */
-int send_sig_in_group(struct task *leader, int tid, int sig, int si_code, bool to_thread);
+int send_sig_in_group(struct task *leader, int tid, int sig, const siginfo_t *info,
+		      bool to_thread);
 /*
  * A process died (its last thread, under process_lock): its exit_signal
  * (SIGCHLD after fork) to the parent, with CLD_EXITED or CLD_KILLED, its

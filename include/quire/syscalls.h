@@ -62,6 +62,8 @@ long sys_waitid(SYSCALL_ARGS);
 long sys_kill(SYSCALL_ARGS);
 long sys_tkill(SYSCALL_ARGS);
 long sys_tgkill(SYSCALL_ARGS);
+long sys_rt_sigqueueinfo(SYSCALL_ARGS);
+long sys_rt_tgsigqueueinfo(SYSCALL_ARGS);
 /* kernel/pgrp.c */
 long sys_setpgid(SYSCALL_ARGS);
 long sys_getpgid(SYSCALL_ARGS);
