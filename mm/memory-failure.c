@@ -175,14 +175,24 @@ int memory_failure(unsigned long pfn, int flags)
 		goto out;
 	}
 	if (take_page_off_buddy(page)) {
+		/*
+		 * Ours now. The mark again: a free that raced with us (its last
+		 * reference dropped just as we marked it) clears every flag
+		 * before the frame reaches the buddy lists.
+		 */
+		SetPageHWPoison(page);
 		ret = action_result(page, "free buddy page", MF_RECOVERED);
 		goto out;
 	}
 	folio = page_folio(page);
 	if (!folio_try_get(folio)) {
 		/* Freed just now: the allocator kept it out, or it is in the lists. */
-		ret = action_result(page, "free page", take_page_off_buddy(page) ||
-				    !page_count(page) ? MF_RECOVERED : MF_FAILED);
+		bool taken = take_page_off_buddy(page);
+
+		if (taken)
+			SetPageHWPoison(page);		/* as above */
+		ret = action_result(page, "free page", taken || !page_count(page) ?
+				    MF_RECOVERED : MF_FAILED);
 		goto out;
 	}
 	if (!folio_test_anon(folio) && !folio->mapping) {
