@@ -14,6 +14,7 @@
  *
  *   /sys/kernel/mm/quire/migrate_batch    (migrate_batch=)
  *   /sys/kernel/mm/quire/rmap_batch       (rmap_batch=)
+ *   /sys/kernel/mm/quire/gup_batch        (gup_batch=)
  *   /sys/kernel/mm/quire/copy_mc_batch    (copy_mc_batch=)
  *
  * /sys/kernel/debug, empty, where debugfs is mounted
@@ -27,6 +28,7 @@
 #include <quire/migrate.h>
 #include <quire/rmap.h>
 #include <quire/copy_mc.h>
+#include <quire/gup.h>
 #include <quire/string.h>
 #include <quire/kernel.h>
 #include <quire/errno.h>
@@ -133,6 +135,7 @@ static int add_switches(struct pseudo_node *mm)
 		{ "migrate_batch", &migrate_batching },
 		{ "rmap_batch", &rmap_batching },
 		{ "copy_mc_batch", &copy_mc_batching },
+		{ "gup_batch", &gup_batching },
 	};
 	struct pseudo_node *dir = pseudo_mkdir(mm, "quire");
 	int err = dir ? 0 : -ENOMEM;
