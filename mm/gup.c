@@ -27,6 +27,7 @@
 #include <quire/spinlock.h>
 #include <quire/sched.h>
 #include <quire/errno.h>
+#include <quire/string.h>
 #include <asm/pgtable.h>
 
 bool gup_batching = true;
@@ -541,6 +542,40 @@ long pin_user_pages_unlocked(unsigned long start, unsigned long nr_pages, struct
 	ret = pin_user_pages_remote(mm, start, nr_pages, gup_flags, pages, NULL);
 	up_read(&mm->mmap_lock);
 	return ret;
+}
+
+int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len,
+		     unsigned int gup_flags)
+{
+	bool write = gup_flags & FOLL_WRITE;
+	int done = 0;
+
+	down_read(&mm->mmap_lock);
+	while (done < len) {
+		unsigned long off = (addr + (unsigned long)done) & ~PAGE_MASK;
+		int n = (int)min((unsigned long)(len - done), PAGE_SIZE - off);
+		struct page *page;
+		u8 *kaddr;
+
+		if (get_user_pages_remote(mm, addr + (unsigned long)done, 1, gup_flags, &page,
+					  NULL) <= 0)
+			break;
+		kaddr = (u8 *)page_address(page) + off;
+		if (write) {
+			struct folio *folio = page_folio(page);
+
+			memcpy(kaddr, (u8 *)buf + done, (size_t)n);
+			folio_lock(folio);
+			set_page_flag((struct page *)folio, PG_dirty);
+			folio_unlock(folio);
+		} else {
+			memcpy((u8 *)buf + done, kaddr, (size_t)n);
+		}
+		put_page(page);
+		done += n;
+	}
+	up_read(&mm->mmap_lock);
+	return done;
 }
 
 /* ---- the fast path ---- */

@@ -70,6 +70,15 @@ int pin_user_pages_fast(unsigned long start, int nr_pages, unsigned int gup_flag
 long gup_fast_mm(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
 		 unsigned int gup_flags, struct page **pages, bool fast_only);
 
+/*
+ * Copy len bytes at addr of mm to or from (FOLL_WRITE) buf, a kernel
+ * buffer, page by page through get_user_pages_remote with gup_flags
+ * (/proc/PID/mem passes FOLL_FORCE). Takes mmap_lock itself. Returns the
+ * bytes moved: fewer at the first page that could not be had.
+ */
+int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len,
+		     unsigned int gup_flags);
+
 void unpin_user_page(struct page *page);
 void unpin_user_pages(struct page **pages, unsigned long npages);
 /* make_dirty: each folio is marked dirty (under its lock) before its pins go. */
