@@ -500,22 +500,27 @@ static long gup_locked(struct mm_struct *mm, unsigned long start, unsigned long 
 	return -ENOMEM;
 }
 
+/* The remote entry points: kind is FOLL_GET or FOLL_PIN; FOLL_PIN is never the caller's. */
+static long gup_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
+		       unsigned int gup_flags, struct page **pages, unsigned int kind)
+{
+	if (gup_flags & FOLL_PIN)
+		return -EINVAL;
+	return gup_locked(mm, start, nr_pages, gup_flags | kind, pages);
+}
+
 long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
 			   unsigned int gup_flags, struct page **pages, int *locked)
 {
 	(void)locked;
-	if (gup_flags & FOLL_PIN)
-		return -EINVAL;
-	return gup_locked(mm, start, nr_pages, gup_flags | FOLL_GET, pages);
+	return gup_remote(mm, start, nr_pages, gup_flags, pages, FOLL_GET);
 }
 
 long pin_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
 			   unsigned int gup_flags, struct page **pages, int *locked)
 {
 	(void)locked;
-	if (gup_flags & FOLL_GET)
-		return -EINVAL;
-	return gup_locked(mm, start, nr_pages, gup_flags | FOLL_PIN, pages);
+	return gup_remote(mm, start, nr_pages, gup_flags, pages, FOLL_PIN);
 }
 
 long get_user_pages(unsigned long start, unsigned long nr_pages, unsigned int gup_flags,

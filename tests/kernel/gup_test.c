@@ -63,6 +63,19 @@ static int map_order(struct mm_struct *mm, unsigned long addr, unsigned int orde
 	return thpt_order_of(mm, addr) == (int)order ? 0 : -EINVAL;
 }
 
+/* thpt_begin, then a new mm with 2 MiB at AREA in folios of order; NULL (reported) on failure. */
+static struct mm_struct *begin_mapped(struct ktest *t, struct thp_ctx *c, unsigned int order)
+{
+	struct mm_struct *mm;
+	int err;
+
+	thpt_begin(t, c);
+	mm = thpt_new_mm(c);
+	err = mm ? map_order(mm, AREA, order) : -ENOMEM;
+	KEXPECT_EQ(t, err, 0);
+	return err ? NULL : mm;
+}
+
 /* ---- 1. every order ---- */
 
 static void pins_every_folio_order(struct ktest *t)
@@ -118,10 +131,8 @@ static void batched_and_per_page_counts(struct ktest *t)
 	struct thp_ctx c;
 	struct mm_struct *mm;
 
-	thpt_begin(t, &c);
-	mm = thpt_new_mm(&c);
+	mm = begin_mapped(t, &c, 4);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 4), 0);
 	for (int batched = 1; batched >= 0; batched--) {
 		long s = gev(GUP_FOLLOW_STEPS), g = gev(GUP_GRAB_ATOMICS), f;
 
@@ -164,10 +175,8 @@ static void unpin_dirty_lock_dirties(struct ktest *t)
 	struct mm_struct *mm;
 	struct folio *f0, *f1;
 
-	thpt_begin(t, &c);
-	mm = thpt_new_mm(&c);
+	mm = begin_mapped(t, &c, 4);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 4), 0);
 	f0 = thpt_folio_of(mm, a);
 	f1 = thpt_folio_of(mm, a + SZ_64K);
 	clear_page_flag((struct page *)f0, PG_dirty);
@@ -226,10 +235,8 @@ static void fork_copies_a_pinned_page(struct ktest *t)
 	struct thp_ctx c;
 	struct mm_struct *mm, *child;
 
-	thpt_begin(t, &c);
-	mm = thpt_new_mm(&c);
+	mm = begin_mapped(t, &c, 0);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 0), 0);
 	thpt_write_pattern(mm, a, SZ_16K, 4);
 	CHECK_EQ(t, pin(mm, a, 1, FOLL_WRITE), 1);	/* the first page only */
 	child = thpt_fork_mm(&c, mm);
@@ -256,10 +263,8 @@ static void readonly_pin_unshares_a_shared_page(struct ktest *t)
 	struct mm_struct *mm, *child;
 	unsigned long pfn;
 
-	thpt_begin(t, &c);
-	mm = thpt_new_mm(&c);
+	mm = begin_mapped(t, &c, 4);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 4), 0);
 	thpt_write_pattern(mm, a, SZ_64K, 5);
 	child = thpt_fork_mm(&c, mm);
 	CHECK(t, child != NULL);
