@@ -5,6 +5,7 @@
  *   /proc/meminfo         the memory counters Quire keeps, Linux's format (mm/vmstat.c)
  *   /proc/self/status     the reader's process: ids, memory, signals (fs/proc_status.c)
  *   /proc/self/pagemap    the caller's page tables, 8 bytes a page (mm/task_mmu.c)
+ *   /proc/self/mem        the caller's memory at the file position (FOLL_FORCE GUP)
  *   /proc/self/smaps      the caller's VMAs and what they map (mm/task_mmu.c)
  *   /proc/self/maps       the caller's VMAs, one line each (the smaps header lines)
  *   /proc/self/exe        a symlink to the caller's program (its path at execve)
@@ -31,6 +32,7 @@
 #include <quire/printk.h>
 #include <quire/kernel.h>
 #include <quire/mm.h>
+#include <quire/gup.h>
 #include <quire/string.h>
 #include "internal.h"
 
@@ -132,6 +134,50 @@ static ssize_t pagemap_file_read(struct pseudo_file *pf, void *buf, size_t count
 	return pagemap_read(pf->private, buf, count, pos);
 }
 
+/*
+ * /proc/self/mem (and /proc/<own pid>/mem): the opener's memory at the
+ * file position, read and written through GUP with FOLL_FORCE as Linux's
+ * mem_rw does: a read-only private mapping can be written (the write
+ * breaks copy-on-write and the page stays read-only to the process), a
+ * shared read-only one cannot. A position where nothing can be had: EIO
+ * (when nothing moved); an mm that has exited: 0.
+ */
+static ssize_t mem_rw(struct pseudo_file *pf, void *buf, size_t count, loff_t pos, bool write)
+{
+	struct mm_struct *mm = pf->private;
+	ssize_t done = 0;
+
+	if (!mm || !atomic_read(&mm->mm_users))
+		return 0;
+	if (pos < 0)
+		return -EIO;
+	while (count) {
+		int n = (int)min(count, (size_t)PAGE_SIZE), got;
+
+		got = access_remote_vm(mm, (unsigned long)pos + (unsigned long)done,
+				       (u8 *)buf + done, n, FOLL_FORCE | (write ? FOLL_WRITE : 0));
+		done += got;
+		count -= (size_t)got;
+		if (got < n)
+			break;
+	}
+	return done ? done : -EIO;
+}
+
+static ssize_t mem_read(struct pseudo_file *pf, void *buf, size_t count, loff_t pos)
+{
+	return mem_rw(pf, buf, count, pos, false);
+}
+
+static ssize_t mem_write(struct pseudo_file *pf, const void *buf, size_t count, loff_t pos)
+{
+	return mem_rw(pf, (void *)buf, count, pos, true);
+}
+
+static const struct pseudo_ops mem_ops = {
+	.open = self_open, .release = self_release, .read = mem_read, .write = mem_write,
+};
+
 /* A text file about the opener's mm (none in a host test: empty). */
 static ssize_t self_mm_show(struct pseudo_file *pf, char *buf, size_t size,
 			    ssize_t (*show)(struct mm_struct *mm, char *buf, size_t size))
@@ -216,6 +262,7 @@ static const struct {
 	{ .parent = ROOT, .name = "self", .dir = SELF },
 	{ .parent = ROOT, .name = "vmstat", .mode = 0444, .ops = &vmstat_ops },
 	{ .parent = SELF, .name = "pagemap", .mode = 0400, .ops = &pagemap_ops },
+	{ .parent = SELF, .name = "mem", .mode = 0600, .ops = &mem_ops },
 	{ .parent = SELF, .name = "smaps", .mode = 0444, .ops = &smaps_ops },
 	{ .parent = ROOT, .name = "quire", .dir = QUIRE },
 	{ .parent = QUIRE, .name = "mm_verify", .mode = 0444, .ops = &mm_verify_ops },

@@ -181,7 +181,7 @@ int pseudo_create(struct pseudo_node *parent, const char *name, umode_t mode,
 {
 	struct pseudo_node *n;
 
-	if (!ops || (!ops->show && !ops->read && !ops->store))
+	if (!ops || (!ops->show && !ops->read && !ops->store && !ops->write))
 		return -EINVAL;
 	n = new_node(name, S_IFREG | (mode & 0777));
 	if (!n)
@@ -287,7 +287,7 @@ static const struct file_operations pseudo_dir_fops = {
 /* O_TRUNC (a shell's "echo x > file") is accepted on a writable file and ignored, as sysfs does. */
 static int pseudo_setsize(struct inode *inode, loff_t size)
 {
-	return node_of(inode)->ops->store ? 0 : -EACCES;
+	return node_of(inode)->ops->store || node_of(inode)->ops->write ? 0 : -EACCES;
 }
 
 static int pseudo_open(struct inode *inode, struct file *f)
@@ -297,7 +297,7 @@ static int pseudo_open(struct inode *inode, struct file *f)
 	struct pseudo_file *pf;
 	int err;
 
-	if ((f->f_mode & FMODE_WRITE) && !ops->store)
+	if ((f->f_mode & FMODE_WRITE) && !ops->store && !ops->write)
 		return -EACCES;
 	if ((f->f_mode & FMODE_READ) && !ops->show && !ops->read)
 		return -EACCES;
@@ -386,6 +386,13 @@ static ssize_t pseudo_write(struct file *f, const void *buf, size_t count, loff_
 	char *copy;
 	int err;
 
+	if (pf->node->ops->write) {
+		ssize_t ret = pf->node->ops->write(pf, buf, count, *pos);
+
+		if (ret > 0)
+			*pos += ret;
+		return ret;
+	}
 	if (!count)
 		return 0;	/* an empty write stores nothing (Linux's sysfs_kf_write) */
 	count = min(count, (size_t)PAGE_SIZE - 1);

@@ -16,6 +16,7 @@
  *
  *   /sys/kernel/mm/quire/migrate_batch    (migrate_batch=)
  *   /sys/kernel/mm/quire/rmap_batch       (rmap_batch=)
+ *   /sys/kernel/mm/quire/gup_batch        (gup_batch=)
  *   /sys/kernel/mm/quire/copy_mc_batch    (copy_mc_batch=)
  *
  * MPOL_WEIGHTED_INTERLEAVE's weights (mm/mempolicy.c), one file a node:
@@ -35,6 +36,7 @@
 #include <quire/copy_mc.h>
 #include <quire/mempolicy.h>
 #include <quire/numa.h>
+#include <quire/gup.h>
 #include <quire/string.h>
 #include <quire/kernel.h>
 #include <quire/errno.h>
@@ -168,6 +170,7 @@ static int add_switches(struct pseudo_node *mm)
 		{ "migrate_batch", &migrate_batching },
 		{ "rmap_batch", &rmap_batching },
 		{ "copy_mc_batch", &copy_mc_batching },
+		{ "gup_batch", &gup_batching },
 	};
 	struct pseudo_node *dir = pseudo_mkdir(mm, "quire");
 	int err = dir ? 0 : -ENOMEM;

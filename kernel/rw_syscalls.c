@@ -28,7 +28,6 @@
 #include <quire/kernel.h>
 
 #define BOUNCE		PAGE_SIZE
-#define UIO_MAXIOV	1024
 /* The most one call moves, as Linux's MAX_RW_COUNT (INT_MAX rounded down to a page). */
 #define MAX_RW_COUNT	(0x7fffffffUL & ~4095UL)
 
@@ -41,11 +40,6 @@
 #define RWF_NOAPPEND	0x20
 #define RWF_ATOMIC	0x40
 #define RWF_SUPPORTED	0x7f
-
-struct iovec {
-	u64 iov_base;
-	u64 iov_len;
-};
 
 /*
  * The file for a read or write at *pos (NULL: the file position), or
@@ -216,7 +210,7 @@ long sys_pwrite64(u64 fd, u64 ubuf, u64 len, u64 off, u64 a4, u64 a5)
  * checked as Linux's import_iovec: the total in *total, capped at
  * MAX_RW_COUNT by shortening the segment that crosses it.
  */
-static long import_iovec(u64 uiov, u32 count, struct iovec **iovp, u64 *total)
+long import_iovec(u64 uiov, u32 count, struct iovec **iovp, u64 *total)
 {
 	struct iovec *iov;
 

@@ -57,7 +57,14 @@ pte_t zero_page_pte(struct vm_area_struct *vma)
 void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
 	count_mm_cost(MM_COST_TLB_FLUSHES);
-	flush_tlb_mask_range(__atomic_load_n(&mm->cpus, __ATOMIC_ACQUIRE), start, end);
+	/*
+	 * A read-modify-write of mm->cpus, not a plain load: the entries
+	 * cleared before this call are ordered before it, so a GUP-fast
+	 * walker that joins mm->cpus (mm/gup.c) afterwards sees them
+	 * cleared, and one that joined before gets the IPI, which waits for
+	 * its walk to end. Page tables are freed only after this returns.
+	 */
+	flush_tlb_mask_range(__atomic_fetch_or(&mm->cpus, 0, __ATOMIC_SEQ_CST), start, end);
 }
 
 /* The bits that may differ inside one batch go (hardware sets them page by page). */
@@ -197,7 +204,9 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *p
 	} else if (!pte_present(*pte)) {
 		if (copy) {
 			/* Release: the copy's bytes before the mapping. */
-			set_pte_release(pte, mk_pte(vma, folio_page(copy, 0), true));
+			/* (Read-only under FOLL_FORCE on a read-only VMA, as Linux.) */
+			set_pte_release(pte, mk_pte(vma, folio_page(copy, 0),
+						    vma->vm_flags & VM_WRITE));
 			folio_add_new_anon_rmap(copy, vma, addr, RMAP_EXCLUSIVE);
 			copy = NULL;		/* the mapping keeps our reference */
 		} else {
@@ -291,7 +300,8 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma, p
 	}
 	if (ptes_none(pte, nr)) {
 		/* Release: the folio's zeroes before the mapping (Linux: __folio_mark_uptodate). */
-		set_ptes_release(mm, start, pte, mk_pte(vma, folio_page(folio, 0), true),
+		set_ptes_release(mm, start, pte,
+				 mk_pte(vma, folio_page(folio, 0), vma->vm_flags & VM_WRITE),
 				 (unsigned int)nr);
 		if (nr > 1)
 			folio_ref_add(folio, (int)nr - 1);	/* one reference per PTE */
@@ -323,8 +333,14 @@ enum wp_result {
  * the folio whose reference the caller drops after the TLB flush.
  */
 static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pte,
-				 struct folio *copy, struct folio **old_out)
+				 struct folio *copy, struct folio **old_out, unsigned int flags)
 {
+	/*
+	 * An unshare (GUP's read-only pin of a shared page), or a FOLL_FORCE
+	 * write to a read-only VMA, makes the page exclusive but leaves the
+	 * entry read-only.
+	 */
+	bool writable = (flags & FAULT_FLAG_WRITE) && (vma->vm_flags & VM_WRITE);
 	pte_t entry = ptep_get(pte);
 	unsigned long pfn = pte_pfn(entry);
 	struct page *page = is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
@@ -341,8 +357,11 @@ static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 		folio_unlock(folio);
 	}
 	if (reuse) {
-		ptep_set_access_flags(vma, addr, pte, pte_mkdirty(pte_mkwrite(pte_mkyoung(entry))),
-				      true);
+		if (writable)
+			entry = pte_mkwrite(entry);
+		if (flags & FAULT_FLAG_WRITE)
+			entry = pte_mkdirty(entry);
+		ptep_set_access_flags(vma, addr, pte, pte_mkyoung(entry), true);
 		SetPageAnonExclusive(page);
 		return WP_REUSED;
 	}
@@ -357,7 +376,8 @@ static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 	 * entry, no xchg: it is not writable, so the MMU can only have set its
 	 * A bit, which nobody needs once the old page is unmapped.
 	 */
-	set_pte_release(pte, mk_pte(vma, folio_page(copy, 0), true));
+	entry = mk_pte(vma, folio_page(copy, 0), writable);
+	set_pte_release(pte, (flags & FAULT_FLAG_WRITE) ? pte_mkdirty(entry) : entry);
 	folio_add_new_anon_rmap(copy, vma, addr & PAGE_MASK, RMAP_EXCLUSIVE);
 	if (folio) {
 		folio_remove_rmap_pte(folio, page, vma);
@@ -373,9 +393,23 @@ static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr,
  * not a 2 MiB leaf when called; -EAGAIN: it became one (or the table went
  * away) meanwhile, fault again.
  */
-static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *pmd,
-			    unsigned long addr, bool write)
+/* Has a write (or unshare) fault at this present entry nothing left to do? */
+static bool wp_done(struct vm_area_struct *vma, pte_t entry, unsigned int flags)
 {
+	struct page *page;
+
+	if ((flags & FAULT_FLAG_WRITE) && (vma->vm_flags & VM_WRITE))
+		return pte_write(entry);
+	if (is_zero_pfn(pte_pfn(entry)))
+		return false;
+	page = pfn_to_page(pte_pfn(entry));
+	return folio_test_anon(page_folio(page)) && PageAnonExclusive(page);
+}
+
+static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *pmd,
+			    unsigned long addr, unsigned int flags)
+{
+	bool write = flags & FAULT_FLAG_WRITE, cow = write || (flags & FAULT_FLAG_UNSHARE);
 	struct folio *copy = NULL, *old = NULL;
 	enum wp_result wp;
 	bool flush = false;
@@ -385,7 +419,7 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 
 	if (pte_alloc(mm, pmd))
 		return -ENOMEM;
-	if (!write) {
+	if (!cow) {
 		pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
 		if (!pte)
 			return -EAGAIN;
@@ -398,18 +432,18 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 		return -EAGAIN;
 	pte = pte_offset(pmd, addr);		/* a peek: rechecked under the lock */
 	if (!pte_present(READ_ONCE(*pte)))	/* (a file page zapped meanwhile: fault again) */
-		return vma->vm_file ? 0 : do_anonymous_page(mm, vma, pmd, addr);
+		return vma->vm_file || !write ? 0 : do_anonymous_page(mm, vma, pmd, addr);
 	for (;;) {
 		pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
 		if (!pte) {
 			ret = -EAGAIN;
 			break;
 		}
-		if (!pte_present(*pte) || pte_write(*pte)) {
+		if (!pte_present(*pte) || wp_done(vma, *pte, flags)) {
 			pte_unmap_unlock(pte, ptl);
 			break;		/* resolved meanwhile, or unmapped: retry from the top */
 		}
-		wp = do_wp_page(vma, addr, pte, copy, &old);
+		wp = do_wp_page(vma, addr, pte, copy, &old, flags);
 		pte_unmap_unlock(pte, ptl);
 		if (wp == WP_NEED_COPY) {
 			if (anon_vma_prepare(vma))
@@ -503,16 +537,27 @@ static int shared_file_write(struct mm_struct *mm, struct vm_area_struct *vma, p
  * starts over from the PMD.
  */
 static int __handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *pmd,
-			     unsigned long addr, bool write)
+			     unsigned long addr, unsigned int flags)
 {
+	bool write = flags & FAULT_FLAG_WRITE, cow = write || (flags & FAULT_FLAG_UNSHARE);
+	bool writable = write && (vma->vm_flags & VM_WRITE);
 	pte_t *p;
 
 	mmap_assert_locked(mm);
-	if (!READ_ONCE(*pmd) && write && pmd_fault_allowed(vma, addr)) {
+	if (!READ_ONCE(*pmd) && writable && pmd_fault_allowed(vma, addr)) {
 		vm_fault_t huge = do_huge_pmd_anonymous_page(vma, addr, pmd);
 
 		if (huge != VM_FAULT_FALLBACK)
 			return huge == VM_FAULT_OOM ? -ENOMEM : 0;
+	}
+	if (pmd_leaf(READ_ONCE(*pmd)) && cow && !writable) {
+		/*
+		 * An unshare or a forced write of a PMD mapping: by PTEs
+		 * (Linux reuses an exclusive PMD in place; Quire splits it,
+		 * and the PTE path reuses or copies each page).
+		 */
+		split_huge_pmd(vma, addr);
+		return -EAGAIN;
 	}
 	if (pmd_leaf(READ_ONCE(*pmd))) {
 		if (write && !pte_write(READ_ONCE(*pmd)) &&
@@ -528,20 +573,29 @@ static int __handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma, p
 		p = READ_ONCE(*pmd) ? pte_offset(pmd, addr) : NULL;	/* a peek */
 		if (!p || !pte_present(READ_ONCE(*p)))
 			return file_fault(mm, vma, pmd, addr, write);
-		if (!write)
+		if (!cow)
 			return 0;	/* present: nothing to do for a read */
-		if (vma->vm_flags & VM_SHARED)
-			return shared_file_write(mm, vma, pmd, addr);
+		if (vma->vm_flags & VM_SHARED)	/* (never unshared: the page is the file's) */
+			return write ? shared_file_write(mm, vma, pmd, addr) : 0;
 		/* A private write to a present page: copy-on-write below. */
 	}
-	return handle_pte_fault(mm, vma, pmd, addr, write);
+	return handle_pte_fault(mm, vma, pmd, addr, flags);
+}
+
+int handle_mm_fault_locked(struct vm_area_struct *vma, unsigned long addr, unsigned int flags)
+{
+	pte_t *pmd = pmd_alloc(vma->vm_mm, addr);
+	int ret;
+
+	do {
+		ret = pmd ? __handle_mm_fault(vma->vm_mm, vma, pmd, addr, flags) : -ENOMEM;
+	} while (ret == -EAGAIN);
+	return ret;
 }
 
 int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags)
 {
 	struct vm_area_struct *vma;
-	bool write = flags & FAULT_FLAG_WRITE;
-	pte_t *pmd;
 	int ret;
 
 	if (addr >= USER_TOP)
@@ -565,10 +619,7 @@ int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags
 		up_read(&mm->mmap_lock);
 		return -EACCES;		/* mapped, but not for this access: SEGV_ACCERR */
 	}
-	pmd = pmd_alloc(mm, addr);
-	do {
-		ret = pmd ? __handle_mm_fault(mm, vma, pmd, addr, write) : -ENOMEM;
-	} while (ret == -EAGAIN);
+	ret = handle_mm_fault_locked(vma, addr, flags & ~FAULT_FLAG_UNSHARE);
 	up_read(&mm->mmap_lock);
 	return ret;
 }

@@ -191,8 +191,13 @@ static void prep_new_block(struct page *page, unsigned int order, gfp_t gfp)
 	}
 }
 
-/* Undo prep_new_block, checking the folio is really unused. */
-static void free_pages_prepare(struct page *page, unsigned int order)
+/*
+ * Undo prep_new_block, checking the folio is really unused. keep_hwpoison:
+ * PG_hwpoison stays set through it (free_block_checked), so that a frame
+ * memory_failure took is never seen, even for an instant, as a frame with
+ * no reference and no mark (mm_verify's "lost frame").
+ */
+static void free_pages_prepare_keep(struct page *page, unsigned int order, bool keep_hwpoison)
 {
 	unsigned long nr = 1UL << order;
 
@@ -217,8 +222,9 @@ static void free_pages_prepare(struct page *page, unsigned int order)
 			bad_page(p, "freeing a page that is still mapped");
 		if (PageReserved(p) || PageBuddy(p) || PageSlab(p))
 			bad_page(p, "freeing a page the allocator does not own");
-		/* Only the node survives (free_block_checked keeps PG_hwpoison pages out). */
-		__atomic_fetch_and(&p->flags, ~0UL << NODES_PGSHIFT, __ATOMIC_RELAXED);
+		/* Only the node survives (and the poison mark, for free_block_checked). */
+		__atomic_fetch_and(&p->flags, (~0UL << NODES_PGSHIFT) |
+				   (keep_hwpoison ? 1UL << PG_hwpoison : 0), __ATOMIC_RELAXED);
 		p->mapping = NULL;
 		p->lru.next = p->lru.prev = NULL;
 		atomic_set(&p->_mapcount, -1);
@@ -227,6 +233,11 @@ static void free_pages_prepare(struct page *page, unsigned int order)
 			SetPagePoisoned(p);
 		}
 	}
+}
+
+static void free_pages_prepare(struct page *page, unsigned int order)
+{
+	free_pages_prepare_keep(page, order, false);
 }
 
 /* ---- allocation ---- */
@@ -408,10 +419,9 @@ static void free_block_checked(struct page *page, unsigned int order)
 		__free_block(page, order);
 		return;
 	}
-	free_pages_prepare(page, order);	/* clears every flag: put the marks back */
+	free_pages_prepare_keep(page, order, true);	/* every flag but the marks goes */
 	for (unsigned long i = 0; i < nr; i++) {
 		if (bad[i / 64] & (1UL << (i % 64))) {
-			SetPageHWPoison(page + i);
 			pr_info("pfn %#lx: poisoned, kept out of the allocator\n", pfn + i);
 			continue;
 		}

@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) "thp: " fmt
 #include <quire/huge_mm.h>
 #include <quire/migrate.h>
+#include <quire/gup.h>
 #include <quire/mmap.h>
 #include <quire/mm.h>
 #include <quire/numa.h>
@@ -468,5 +469,8 @@ int vmstat_show(char *buf, size_t size)
 	for (int i = 0; i < NR_MIGRATE_EVENTS; i++)
 		len += scnprintf(buf + len, size - len, "%s %ld\n", migrate_event_names[i],
 				 atomic_long_read(&migrate_events[i]));
+	for (int i = 0; i < NR_GUP_EVENTS; i++)
+		len += scnprintf(buf + len, size - len, "%s %ld\n", gup_event_names[i],
+				 atomic_long_read(&gup_events[i]));
 	return len;
 }

@@ -237,6 +237,7 @@ int insert_vma_file(struct mm_struct *mm, unsigned long start, unsigned long end
 #define FAULT_FLAG_WRITE	0x1
 #define FAULT_FLAG_USER		0x2
 #define FAULT_FLAG_INSTRUCTION	0x4
+#define FAULT_FLAG_UNSHARE	0x400	/* GUP: make a shared anonymous page exclusive, read-only */
 
 /*
  * Resolve a fault at addr: 0, or -EFAULT (no VMA: SIGSEGV with SEGV_MAPERR),
@@ -244,6 +245,14 @@ int insert_vma_file(struct mm_struct *mm, unsigned long start, unsigned long end
  * beyond the end of the file: SIGBUS), -ENOMEM.
  */
 int handle_mm_fault(struct mm_struct *mm, unsigned long addr, unsigned int flags);
+/*
+ * The same inside vma, mmap_lock held for reading, without the permission
+ * and stack checks (GUP's faultin_page made them). FAULT_FLAG_WRITE on a
+ * VMA without VM_WRITE (FOLL_FORCE: private mappings only) and
+ * FAULT_FLAG_UNSHARE break copy-on-write but map the now exclusive page
+ * read-only. Returns as handle_mm_fault.
+ */
+int handle_mm_fault_locked(struct vm_area_struct *vma, unsigned long addr, unsigned int flags);
 /*
  * Unmap the pages of [start, end) inside vma: clear the entries, flush the
  * TLB of every CPU that may cache them (once per batch), then drop the

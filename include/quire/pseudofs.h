@@ -58,6 +58,8 @@ struct pseudo_ops {
 	ssize_t (*read)(struct pseudo_file *pf, void *buf, size_t count, loff_t pos);
 	/* A write: buf is NUL-terminated (len < PAGE_SIZE bytes); 0 or -errno. */
 	int (*store)(struct pseudo_file *pf, const char *buf, size_t len);
+	/* Binary write at pos (/proc/self/mem): bytes taken, or -errno. Instead of store. */
+	ssize_t (*write)(struct pseudo_file *pf, const void *buf, size_t count, loff_t pos);
 };
 
 /* A new, empty tree of type (a directory 0555, its super_block); NULL when out of memory. */

@@ -10,6 +10,16 @@
 #define SYSCALL_ARGS u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5
 
 /* kernel/rw_syscalls.c */
+struct iovec {
+	u64 iov_base;
+	u64 iov_len;
+};
+#define UIO_MAXIOV	1024
+/*
+ * A user iovec array in a kmalloc'd copy (*iovp, NULL when count is 0),
+ * checked as Linux's import_iovec (EINVAL, EFAULT), the total in *total.
+ */
+long import_iovec(u64 uiov, u32 count, struct iovec **iovp, u64 *total);
 long sys_read(SYSCALL_ARGS);
 long sys_pread64(SYSCALL_ARGS);
 long sys_write(SYSCALL_ARGS);
@@ -20,6 +30,9 @@ long sys_preadv(SYSCALL_ARGS);
 long sys_pwritev(SYSCALL_ARGS);
 long sys_preadv2(SYSCALL_ARGS);
 long sys_pwritev2(SYSCALL_ARGS);
+/* kernel/process_vm.c */
+long sys_process_vm_readv(SYSCALL_ARGS);
+long sys_process_vm_writev(SYSCALL_ARGS);
 /* kernel/fs_syscalls.c */
 long sys_fsync(SYSCALL_ARGS);
 long sys_umask(SYSCALL_ARGS);

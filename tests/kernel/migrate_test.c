@@ -28,45 +28,6 @@ static long event(enum migrate_event e)
 	return atomic_long_read(&migrate_events[e]);
 }
 
-/* A node with memory other than nid, or NUMA_NO_NODE. */
-static int other_node(int nid)
-{
-	for (int n = 0; n < nr_node_ids; n++)
-		if (n != nid && node_has_memory(n))
-			return n;
-	return NUMA_NO_NODE;
-}
-
-/* thpt_begin, and a target node other than the case's: skips the case on one node. */
-static int begin_two_nodes(struct ktest *t, struct thp_ctx *c)
-{
-	int target;
-
-	thpt_begin(t, c);
-	target = other_node(c->nid);
-	if (target == NUMA_NO_NODE) {
-		thpt_end(t, c);
-		ktest_skip(t, "one node with memory");
-	}
-	return target;
-}
-
-/* Migrate the folio mapped at addr to nid with get (NULL: alloc_migration_target). */
-static int move_folio(struct mm_struct *mm, unsigned long addr, int nid, new_folio_t *get)
-{
-	struct migration_target_control mtc = { .nid = nid, .gfp_mask = __GFP_THISNODE };
-	struct folio *folio = thpt_folio_of(mm, addr);
-	LIST_HEAD(list);
-	int ret;
-
-	if (!folio || !isolate_folio_to_list(folio, &list))
-		return -EBUSY;
-	ret = migrate_pages(&list, get ? get : alloc_migration_target, NULL, (unsigned long)&mtc,
-			    MIGRATE_SYNC, MR_SYSCALL, NULL);
-	putback_movable_pages(&list);
-	return ret;
-}
-
 static struct folio *no_target(struct folio *src, unsigned long private)
 {
 	(void)src, (void)private;
@@ -101,7 +62,7 @@ static void batched_and_per_page_counts(struct ktest *t)
 	struct mm_struct *mm;
 	int target;
 
-	target = begin_two_nodes(t, &c);
+	target = thpt_begin_two_nodes(t, &c);
 	thp_set_order_mode(4, THP_ALWAYS);
 	thp_set_order_mode(HPAGE_PMD_ORDER, THP_NEVER);
 	mm = thpt_new_mm(&c);
@@ -117,7 +78,7 @@ static void batched_and_per_page_counts(struct ktest *t)
 
 		migrate_batching = batched;
 		for (unsigned long f = 0; f < nr_folios; f++)
-			KEXPECT_EQ(t, move_folio(mm, a + f * SZ_64K, nid, NULL), 0);
+			KEXPECT_EQ(t, thpt_move_folio(mm, a + f * SZ_64K, nid, NULL), 0);
 		migrate_batching = true;
 		KEXPECT_EQ(t, cost(MM_COST_RMAP_CALLS) - calls, 2 * nr_folios * (batched ? 1 : nr));
 		KEXPECT_EQ(t, cost(MM_COST_TLB_FLUSHES) - flushes, nr_folios * (batched ? 1 : nr));
@@ -146,7 +107,7 @@ static void extra_reference_refuses_and_restores(struct ktest *t)
 	long failed;
 	int target;
 
-	target = begin_two_nodes(t, &c);
+	target = thpt_begin_two_nodes(t, &c);
 	thp_set_order_mode(4, THP_ALWAYS);
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
@@ -158,7 +119,7 @@ static void extra_reference_refuses_and_restores(struct ktest *t)
 	thpt_write_pattern(mm, a, SZ_64K, 7);
 	folio_get(folio);		/* like a pin nobody told the migration about */
 	failed = event(PGMIGRATE_FAIL);
-	KEXPECT_EQ(t, move_folio(mm, a, target, NULL), 1);
+	KEXPECT_EQ(t, thpt_move_folio(mm, a, target, NULL), 1);
 	KEXPECT_EQ(t, event(PGMIGRATE_FAIL) - failed, 16);
 	KEXPECT_EQ(t, thpt_head_pfn_of(mm, a + SZ_64K - SZ_4K), pfn);
 	KEXPECT_EQ(t, folio_mapcount(folio), 16);
@@ -167,7 +128,7 @@ static void extra_reference_refuses_and_restores(struct ktest *t)
 	KEXPECT_FALSE(t, folio_test_locked(folio));
 	KEXPECT_EQ(t, mm_verify(), 0);
 	folio_put(folio);
-	KEXPECT_EQ(t, move_folio(mm, a, target, NULL), 0);
+	KEXPECT_EQ(t, thpt_move_folio(mm, a, target, NULL), 0);
 	KEXPECT_EQ(t, pages_not_on(mm, a, SZ_64K, target), 0);
 	KEXPECT_EQ(t, thpt_pattern_mismatches(mm, a, SZ_64K, 7), 0);
 	KEXPECT_EQ(t, mm_verify(), 0);
@@ -185,20 +146,20 @@ static void no_target_memory(struct ktest *t)
 	long split;
 	int target;
 
-	target = begin_two_nodes(t, &c);
+	target = thpt_begin_two_nodes(t, &c);
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
 	CHECK_EQ(t, thpt_map_anon(mm, a, SZ_4K), a);
 	CHECK_EQ(t, fault(mm, a, true), 0);
 	pfn = thpt_pfn_of(mm, a);
-	KEXPECT_EQ(t, move_folio(mm, a, target, no_target), -ENOMEM);
+	KEXPECT_EQ(t, thpt_move_folio(mm, a, target, no_target), -ENOMEM);
 	KEXPECT_EQ(t, thpt_pfn_of(mm, a), pfn);
 	KEXPECT_TRUE(t, pte_write(thpt_entry_of(mm, a)));
 
 	CHECK_MAP_PMD(t, mm, b);
 	thpt_write_pattern(mm, b, SZ_2M, 9);
 	split = event(THP_MIGRATION_SPLIT);
-	KEXPECT_EQ(t, move_folio(mm, b, target, small_targets_only), 0);
+	KEXPECT_EQ(t, thpt_move_folio(mm, b, target, small_targets_only), 0);
 	KEXPECT_EQ(t, event(THP_MIGRATION_SPLIT) - split, 1);
 	KEXPECT_EQ(t, pages_not_on(mm, b, SZ_2M, target), 0);
 	KEXPECT_EQ(t, thpt_order_of(mm, b + SZ_1M), 0);
@@ -258,7 +219,7 @@ static void fault_waits_for_the_migration(struct ktest *t)
 	unsigned long old_pfn;
 	int target, cpu;
 
-	target = begin_two_nodes(t, &c);
+	target = thpt_begin_two_nodes(t, &c);
 	for_each_online_cpu(cpu)
 		if (cpu != smp_processor_id())
 			r.cpu = cpu;
@@ -276,7 +237,7 @@ static void fault_waits_for_the_migration(struct ktest *t)
 	r.addr = a;
 	the_race = &r;
 	migrate_unmapped_hook = start_fault_while_unmapped;
-	KEXPECT_EQ(t, move_folio(mm, a, target, NULL), 0);
+	KEXPECT_EQ(t, thpt_move_folio(mm, a, target, NULL), 0);
 	migrate_unmapped_hook = NULL;
 	CHECK(t, r.thread != NULL);
 	kthread_join(r.thread);

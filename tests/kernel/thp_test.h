@@ -13,6 +13,7 @@
 #include <quire/pte.h>
 #include <quire/numa.h>
 #include <quire/sched.h>
+#include <quire/migrate.h>
 
 #define SZ_4K	0x1000UL
 #define SZ_16K	0x4000UL
@@ -105,6 +106,15 @@ unsigned long thpt_fault_range(struct mm_struct *mm, unsigned long addr, unsigne
 void thpt_split_pmd_at(struct mm_struct *mm, unsigned long addr);
 /* split_folio_to_order with the folio lock held around it, as its callers must. */
 int thpt_split(struct folio *folio, unsigned int new_order);
+
+/* ---- migration ---- */
+
+/* A node with memory other than nid, or NUMA_NO_NODE. */
+int thpt_other_node(int nid);
+/* thpt_begin, and a target node other than the case's: skips the case on one node. */
+int thpt_begin_two_nodes(struct ktest *t, struct thp_ctx *c);
+/* Migrate the folio mapped at addr to nid with get (NULL: alloc_migration_target). */
+int thpt_move_folio(struct mm_struct *mm, unsigned long addr, int nid, new_folio_t *get);
 
 /* ---- looking at the page tables ---- */
 

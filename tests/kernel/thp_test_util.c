@@ -4,6 +4,8 @@
  * every page back), its address spaces, and the page-table lookups.
  */
 #include <quire/mm_internal.h>
+#include <quire/migrate.h>
+#include <quire/errno.h>
 #include <quire/rmap.h>
 #include <quire/slab.h>
 #include <quire/smp.h>
@@ -284,4 +286,45 @@ unsigned long thpt_pattern_mismatches(struct mm_struct *mm, unsigned long addr,
 		bad += b == &nowhere || *b != pattern(a, salt);
 	}
 	return bad;
+}
+
+/* ---- migration (the migrate and gup suites) ---- */
+
+/* A node with memory other than nid, or NUMA_NO_NODE. */
+int thpt_other_node(int nid)
+{
+	for (int n = 0; n < nr_node_ids; n++)
+		if (n != nid && node_has_memory(n))
+			return n;
+	return NUMA_NO_NODE;
+}
+
+/* thpt_begin, and a target node other than the case's: skips the case on one node. */
+int thpt_begin_two_nodes(struct ktest *t, struct thp_ctx *c)
+{
+	int target;
+
+	thpt_begin(t, c);
+	target = thpt_other_node(c->nid);
+	if (target == NUMA_NO_NODE) {
+		thpt_end(t, c);
+		ktest_skip(t, "one node with memory");
+	}
+	return target;
+}
+
+/* Migrate the folio mapped at addr to nid with get (NULL: alloc_migration_target). */
+int thpt_move_folio(struct mm_struct *mm, unsigned long addr, int nid, new_folio_t *get)
+{
+	struct migration_target_control mtc = { .nid = nid, .gfp_mask = __GFP_THISNODE };
+	struct folio *folio = thpt_folio_of(mm, addr);
+	LIST_HEAD(list);
+	int ret;
+
+	if (!folio || !isolate_folio_to_list(folio, &list))
+		return -EBUSY;
+	ret = migrate_pages(&list, get ? get : alloc_migration_target, NULL, (unsigned long)&mtc,
+			    MIGRATE_SYNC, MR_SYSCALL, NULL);
+	putback_movable_pages(&list);
+	return ret;
 }
