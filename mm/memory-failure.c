@@ -74,6 +74,19 @@ static int action_result(struct page *page, const char *what, enum mf_result r)
 	return r == MF_RECOVERED ? 0 : -EBUSY;
 }
 
+/*
+ * Take a free frame off the buddy lists for good, and mark it (again: a
+ * free that raced with the marking cleared every flag before the frame
+ * reached the lists). false when it is not in them.
+ */
+static bool take_poisoned_off_buddy(struct page *page)
+{
+	if (!take_page_off_buddy(page))
+		return false;
+	SetPageHWPoison(page);
+	return true;
+}
+
 /* ---- unmapping ---- */
 
 struct hwpoison_walk {
@@ -174,25 +187,15 @@ int memory_failure(unsigned long pfn, int flags)
 		ret = action_result(page, "reserved or slab kernel page", MF_IGNORED);
 		goto out;
 	}
-	if (take_page_off_buddy(page)) {
-		/*
-		 * Ours now. The mark again: a free that raced with us (its last
-		 * reference dropped just as we marked it) clears every flag
-		 * before the frame reaches the buddy lists.
-		 */
-		SetPageHWPoison(page);
+	if (take_poisoned_off_buddy(page)) {
 		ret = action_result(page, "free buddy page", MF_RECOVERED);
 		goto out;
 	}
 	folio = page_folio(page);
 	if (!folio_try_get(folio)) {
 		/* Freed just now: the allocator kept it out, or it is in the lists. */
-		bool taken = take_page_off_buddy(page);
-
-		if (taken)
-			SetPageHWPoison(page);		/* as above */
-		ret = action_result(page, "free page", taken || !page_count(page) ?
-				    MF_RECOVERED : MF_FAILED);
+		ret = action_result(page, "free page", take_poisoned_off_buddy(page) ||
+				    !page_count(page) ? MF_RECOVERED : MF_FAILED);
 		goto out;
 	}
 	if (!folio_test_anon(folio) && !folio->mapping) {
@@ -237,7 +240,7 @@ static int soft_offline_in_use(struct page *page, struct folio *folio)
 	if (folio_test_large(folio)) {
 		folio = soft_offline_split(page, folio);
 		if (!folio)	/* split failed, or the page was freed by the split */
-			return take_page_off_buddy(page) ? 0 : -EBUSY;
+			return take_poisoned_off_buddy(page) ? 0 : -EBUSY;
 	}
 	/* The isolation holds its own reference: ours would make the move fail. */
 	isolated = isolate_folio_to_list(folio, &list);
@@ -282,9 +285,9 @@ int soft_offline_page(unsigned long pfn, int flags)
 			ret = -EIO;		/* a kernel page: Linux's "unhandlable page" */
 		}
 	} else {
-		/* Free: out of the buddy lists, poisoned. */
+		/* Free: out of the buddy lists, poisoned (the allocator keeps one in flight out). */
 		SetPageHWPoison(page);
-		if (!take_page_off_buddy(page) && page_count(page)) {
+		if (!take_poisoned_off_buddy(page) && page_count(page)) {
 			ClearPageHWPoison(page);	/* allocated meanwhile: not ours to poison */
 			ret = -EBUSY;
 		}
