@@ -13,11 +13,14 @@
  *                      software-made error (Linux's hwpoison-inject module;
  *                      its unpoison-pfn is not there: Quire cannot take a
  *                      frame back while hwpoison entries may name it)
+ *   gup_test           0600: Linux's CONFIG_GUP_TEST ioctls, for its gup_test,
+ *                      gup_longterm and cow selftests (mm/gup_test.c)
  */
 #define pr_fmt(fmt) "debugfs: " fmt
 #include <quire/pseudofs.h>
 #include <quire/huge_mm.h>
 #include <quire/memory-failure.h>
+#include <quire/gup.h>
 #include <quire/sched.h>
 #include <quire/mutex.h>
 #include <quire/string.h>
@@ -219,6 +222,8 @@ int debugfs_init(void)
 		err = -ENOMEM;
 	if (!err)
 		err = pseudo_create(hwpoison, "corrupt-pfn", 0200, &corrupt_pfn_ops, NULL);
+	if (!err)
+		err = pseudo_create(debugfs_root, "gup_test", 0600, &gup_test_ops, NULL);
 	if (err)
 		pr_err("cannot build the debugfs tree: error %d\n", err);
 	return err;

@@ -8,6 +8,7 @@
 #include <quire/fs.h>
 #include <quire/errno.h>
 #include <quire/uapi/termios.h>
+#include <quire/uapi/gup_test.h>
 
 long vfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
@@ -50,6 +51,20 @@ size_t ioctl_arg_size(unsigned int cmd, bool *in, bool *out)
 	case TIOCSPGRP:
 		*in = true;
 		return sizeof(int);
+	case GUP_FAST_BENCHMARK:	/* /sys/kernel/debug/gup_test (mm/gup_test.c) */
+	case PIN_FAST_BENCHMARK:
+	case PIN_LONGTERM_BENCHMARK:
+	case GUP_BASIC_TEST:
+	case PIN_BASIC_TEST:
+	case DUMP_USER_PAGES_TEST:
+		*in = *out = true;
+		return sizeof(struct gup_test);
+	case PIN_LONGTERM_TEST_START:
+		*in = true;
+		return sizeof(struct pin_longterm_test);
+	case PIN_LONGTERM_TEST_READ:
+		*in = true;
+		return sizeof(u64);
 	default:
 		return 0;
 	}

@@ -181,7 +181,7 @@ int pseudo_create(struct pseudo_node *parent, const char *name, umode_t mode,
 {
 	struct pseudo_node *n;
 
-	if (!ops || (!ops->show && !ops->read && !ops->store && !ops->write))
+	if (!ops || (!ops->show && !ops->read && !ops->store && !ops->write && !ops->ioctl))
 		return -EINVAL;
 	n = new_node(name, S_IFREG | (mode & 0777));
 	if (!n)
@@ -297,9 +297,9 @@ static int pseudo_open(struct inode *inode, struct file *f)
 	struct pseudo_file *pf;
 	int err;
 
-	if ((f->f_mode & FMODE_WRITE) && !ops->store && !ops->write)
+	if ((f->f_mode & FMODE_WRITE) && !ops->store && !ops->write && !ops->ioctl)
 		return -EACCES;
-	if ((f->f_mode & FMODE_READ) && !ops->show && !ops->read)
+	if ((f->f_mode & FMODE_READ) && !ops->show && !ops->read && !ops->ioctl)
 		return -EACCES;
 	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
 	if (!pf)
@@ -361,6 +361,8 @@ static ssize_t pseudo_read(struct file *f, void *buf, size_t count, loff_t *pos)
 	struct pseudo_file *pf = f->private_data;
 	ssize_t ret = 0;
 
+	if (!pf->node->ops->show && !pf->node->ops->read)
+		return -EINVAL;		/* an ioctl-only file */
 	if (!pf->node->ops->show) {
 		ret = pf->node->ops->read(pf, buf, count, *pos);
 		if (ret > 0)
@@ -386,6 +388,8 @@ static ssize_t pseudo_write(struct file *f, const void *buf, size_t count, loff_
 	char *copy;
 	int err;
 
+	if (!pf->node->ops->store && !pf->node->ops->write)
+		return -EINVAL;		/* an ioctl-only file */
 	if (pf->node->ops->write) {
 		ssize_t ret = pf->node->ops->write(pf, buf, count, *pos);
 
@@ -422,6 +426,15 @@ static int pseudo_fsync(struct file *f, int datasync)
 	return n == sysfs_root ? 0 : -EINVAL;
 }
 
+static long pseudo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	struct pseudo_file *pf = f->private_data;
+
+	if (!pf->node->ops->ioctl)
+		return -ENOTTY;
+	return pf->node->ops->ioctl(pf, cmd, arg);
+}
+
 static const struct inode_operations pseudo_file_iops = {
 	.setsize = pseudo_setsize,
 };
@@ -433,4 +446,5 @@ static const struct file_operations pseudo_file_fops = {
 	.write = pseudo_write,
 	.llseek = generic_file_llseek,
 	.fsync = pseudo_fsync,
+	.ioctl = pseudo_ioctl,
 };

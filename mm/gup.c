@@ -420,8 +420,7 @@ static long __get_user_pages(struct mm_struct *mm, unsigned long start, unsigned
 
 /* ---- FOLL_LONGTERM ---- */
 
-/* May a long-term pin stay on this folio's memory? Not on the slow tier (docs/mm/gup.md). */
-static bool folio_is_longterm_pinnable(struct folio *folio)
+bool folio_is_longterm_pinnable(struct folio *folio)
 {
 	return folio_is_zero(folio) || numa_nodes[folio_nid(folio)].tier != MEM_TIER_SLOW;
 }

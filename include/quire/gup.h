@@ -93,6 +93,9 @@ void put_page(struct page *page);
  * the count would overflow.
  */
 int try_grab_folio(struct folio *folio, int refs, unsigned int flags);
+/* May a long-term pin stay on this folio's memory? Not on the slow tier (docs/mm/gup.md). */
+bool folio_is_longterm_pinnable(struct folio *folio);
+
 /* Drop what try_grab_folio took. */
 void gup_put_folio(struct folio *folio, int refs, unsigned int flags);
 
@@ -116,6 +119,10 @@ enum gup_event {
 };
 extern atomic_long_t gup_events[NR_GUP_EVENTS];
 extern const char *const gup_event_names[NR_GUP_EVENTS];
+
+/* /sys/kernel/debug/gup_test's file (mm/gup_test.c), made by fs/debugfs.c. */
+struct pseudo_ops;
+extern const struct pseudo_ops gup_test_ops;
 
 /*
  * Test hook: called by the lockless walk with interrupts off, after it

@@ -60,6 +60,14 @@ struct pseudo_ops {
 	int (*store)(struct pseudo_file *pf, const char *buf, size_t len);
 	/* Binary write at pos (/proc/self/mem): bytes taken, or -errno. Instead of store. */
 	ssize_t (*write)(struct pseudo_file *pf, const void *buf, size_t count, loff_t pos);
+	/*
+	 * ioctl(2) (/sys/kernel/debug/gup_test): arg is a kernel copy of a
+	 * struct argument that fs/ioctl.c's ioctl_arg_size knows, else the
+	 * caller's value. A file with ioctl opens for reading and writing
+	 * without show or store (its read and write are then EINVAL, as a
+	 * Linux file without them).
+	 */
+	long (*ioctl)(struct pseudo_file *pf, unsigned int cmd, unsigned long arg);
 };
 
 /* A new, empty tree of type (a directory 0555, its super_block); NULL when out of memory. */
