@@ -17,6 +17,7 @@
 #include <quire/printk.h>
 #include <quire/kernel.h>
 #include <quire/uapi/fcntl.h>
+#include <quire/uapi/statfs.h>
 #include <quire/uapi/stat.h>
 #include <quire/mmap.h>
 
@@ -350,6 +351,57 @@ long sys_ftruncate(u64 fd, u64 length, u64 a2, u64 a3, u64 a4, u64 a5)
 	if (!f)
 		return -EBADF;
 	err = S_ISREG(file_inode(f)->i_mode) ? vfs_ftruncate(f, (loff_t)length) : -EINVAL;
+	fput(f);
+	return err;
+}
+
+long sys_fallocate(u64 fd, u64 mode, u64 offset, u64 len, u64 a4, u64 a5)
+{
+	struct file *f = fget(files(), (int)fd);
+	long err;
+
+	if (!f)
+		return -EBADF;
+	err = vfs_fallocate(f, (int)mode, (loff_t)offset, (loff_t)len);
+	fput(f);
+	return err;
+}
+
+static long put_statfs(struct inode *inode, u64 ubuf)
+{
+	struct statfs st;
+	long err = vfs_statfs(inode, &st);
+
+	if (!err && copy_to_user((void *)ubuf, &st, sizeof(st)))
+		err = -EFAULT;
+	return err;
+}
+
+long sys_statfs(u64 upath, u64 ubuf, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct inode *inode;
+	char *path;
+	long err = get_path((const char *)upath, &path);
+
+	if (err)
+		return err;
+	err = vfs_lookup(files()->cwd, path, &inode);
+	kfree(path);
+	if (err)
+		return err;
+	err = put_statfs(inode, ubuf);
+	iput(inode);
+	return err;
+}
+
+long sys_fstatfs(u64 fd, u64 ubuf, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct file *f = fget(files(), (int)fd);
+	long err;
+
+	if (!f)
+		return -EBADF;
+	err = put_statfs(file_inode(f), ubuf);
 	fput(f);
 	return err;
 }

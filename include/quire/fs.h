@@ -330,6 +330,15 @@ int vfs_ftruncate(struct file *f, loff_t size);
  * to the caller's process when nothing fits.
  */
 int fsize_check(loff_t pos, size_t *count);
+
+/*
+ * fallocate(2) (fs/fallocate.c): Linux's checks, then mode 0 or
+ * FALLOC_FL_KEEP_SIZE on a RAM file. 0 or -errno.
+ */
+long vfs_fallocate(struct file *f, int mode, loff_t offset, loff_t len);
+/* statfs(2) of the file system inode belongs to (fs/statfs.c). */
+struct statfs;
+int vfs_statfs(struct inode *inode, struct statfs *st);
 int vfs_fstat(struct file *f, struct stat *st);
 
 /*
