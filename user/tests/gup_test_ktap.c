@@ -6,7 +6,9 @@
  * gup_flags Linux refuses, the errors, and the long-term pin: the pinned
  * pages cannot be migrated (move_pages leaves them on their node) until
  * STOP, the file's close or the process's exit, and READ sees what the
- * process writes. Then /proc/quire/mm_verify. Job gup-test-user-numa3.
+ * process writes; a long-term pin of one page of an mTHP or THP of each
+ * order holds the whole folio. Then /proc/quire/mm_verify. Job
+ * gup-test-user-numa3.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -344,6 +346,83 @@ static void longterm_pin_holds(void)
 	ktap_report("longterm_pin_holds", NULL);
 }
 
+#define THP_DIR	"/sys/kernel/mm/transparent_hugepage"
+
+/* Write v to hugepages-<kb>kB/enabled; the old choice (the bracketed word) into old. */
+static int set_mthp(unsigned long kb, const char *v, char *old, size_t oldlen)
+{
+	char path[128], buf[128], *a, *b;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled", kb);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	a = strchr(buf, '[');
+	b = a ? strchr(a, ']') : NULL;
+	if (old && a && b && (size_t)(b - a) < oldlen) {
+		memcpy(old, a + 1, (size_t)(b - a - 1));
+		old[b - a - 1] = '\0';
+	}
+	n = pwrite(fd, v, strlen(v), 0);
+	close(fd);
+	return n == (ssize_t)strlen(v) ? 0 : -1;
+}
+
+/*
+ * Each folio order an mTHP or the THP can have (16 KiB .. 2 MiB, one size
+ * enabled at a time): a long-term pin of the folio's first page holds the
+ * whole folio (move_pages of its last page leaves it: a large folio counts
+ * its pins in _pincount), and GUP_BASIC_TEST and PIN_FAST_BENCHMARK take
+ * every page of a range of such folios, 123 pages a call (not a multiple
+ * of any folio).
+ */
+static void pins_every_folio_order(void)
+{
+	static const unsigned long sizes_kb[] = { 16, 32, 64, 128, 256, 512, 1024, 2048 };
+	char saved[8][16];
+
+	for (size_t i = 0; i < 8; i++)
+		CHECK(set_mthp(sizes_kb[i], "never", saved[i], sizeof(saved[i])) == 0);
+	for (size_t i = 0; i < 8; i++) {
+		size_t size = sizes_kb[i] * 1024, len = 4 * size;
+		char *raw = mmap(NULL, len + size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *p = (char *)(((uintptr_t)raw + size - 1) & ~(uintptr_t)(size - 1));
+		char *last = p + size - PAGE;
+		struct gup_test g;
+		int to;
+
+		CHECK(set_mthp(sizes_kb[i], "always", NULL, 0) == 0);
+		CHECK(madvise(p, len, MADV_HUGEPAGE) == 0);
+		for (size_t off = 0; off < len; off += PAGE)
+			p[off] = 1;
+		to = other_node(p);
+		for (unsigned int flags = 0; flags < 4; flags++) {
+			CHECK(start(gup_fd, p, PAGE, flags) == 0);
+			if (move_to(last, 1, to) != 0) {
+				printf("    # %lu kB: the folio's last page moved while its first was pinned\n",
+				       sizes_kb[i]);
+				CHECK(0);
+			}
+			CHECK(ioctl(gup_fd, PIN_LONGTERM_TEST_STOP) == 0);
+		}
+		CHECK(move_to(last, 1, to) == 1);
+		CHECK(node_of(p) == to);	/* the folio moved whole */
+		CHECK(run(GUP_BASIC_TEST, p, len, 123, FOLL_WRITE, &g) == 0 && g.size == len);
+		CHECK(run(PIN_FAST_BENCHMARK, p, len, 123, FOLL_WRITE, &g) == 0 && g.size == len);
+		CHECK(run(PIN_LONGTERM_BENCHMARK, p, len, 123, 0, &g) == 0 && g.size == len);
+		CHECK(set_mthp(sizes_kb[i], "never", NULL, 0) == 0);
+		munmap(raw, len + size);
+	}
+	for (size_t i = 0; i < 8; i++)
+		CHECK(set_mthp(sizes_kb[i], saved[i], NULL, 0) == 0);
+	ktap_report("pins_every_folio_order", NULL);
+}
+
 /* The pins go with the file's release: its close, or the process's exit. */
 static void longterm_released(void)
 {
@@ -374,7 +453,7 @@ static void longterm_released(void)
 
 int main(void)
 {
-	ktap_begin("gup_test_user", 9);
+	ktap_begin("gup_test_user", 10);
 	open_and_errors();
 	commands_count_pages();
 	partial_ranges();
@@ -382,6 +461,7 @@ int main(void)
 	dump_user_pages();
 	longterm_errors();
 	longterm_pin_holds();
+	pins_every_folio_order();
 	longterm_released();
 	close(gup_fd);
 	CHECK(read_mm_verify() == 0);
