@@ -70,6 +70,7 @@
 #define MADV_PAGEOUT	21
 #define MADV_POPULATE_READ	22
 #define MADV_POPULATE_WRITE	23
+#define MADV_COLLAPSE		25	/* copy a range's pages into THPs now (mm/khugepaged.c) */
 #define MADV_HWPOISON		100	/* poison the pages (root; mm/memory-failure.c) */
 #define MADV_SOFT_OFFLINE	101
 
