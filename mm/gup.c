@@ -62,6 +62,11 @@ static bool folio_is_zero(struct folio *folio)
 
 int try_grab_folio(struct folio *folio, int refs, unsigned int flags)
 {
+	/*
+	 * The caller's hold (the lock of a table whose entry maps the folio)
+	 * keeps it referenced: a count of 0 here is a freed or frozen folio.
+	 */
+	VM_BUG_ON_FOLIO(folio_ref_count(folio) <= 0, folio);
 	if (flags & FOLL_GET) {
 		folio_ref_add(folio, refs);
 		count_gup(GUP_GRAB_ATOMICS, 1);
@@ -231,14 +236,17 @@ static bool can_follow_write(struct vm_area_struct *vma, pte_t entry, struct pag
  * the value pte) map consecutive pages of page's folio, all present with
  * the same write bit, none needing an unshare; at most max_nr (the caller
  * bounded it by the page table, end and the VMA), never past the folio.
+ * The table's lock ptl is held: the entries cannot change meanwhile.
  */
 static unsigned long follow_pte_batch(struct vm_area_struct *vma, pte_t *ptep, pte_t pte,
-				      struct page *page, unsigned long max_nr, unsigned int flags)
+				      struct page *page, unsigned long max_nr, unsigned int flags,
+				      spinlock_t *ptl)
 {
 	struct folio *folio = page_folio(page);
 	unsigned long left = folio_pfn(folio) + folio_nr_pages(folio) - page_to_pfn(page);
 	unsigned long nr = 1;
 
+	lockdep_assert_held(ptl);
 	if (!gup_batching || !folio_test_large(folio))
 		return 1;
 	if (max_nr > left)
@@ -278,6 +286,8 @@ static struct page *follow_page_mask(struct vm_area_struct *vma, unsigned long a
 	spinlock_t *ptl;
 	unsigned long nr;
 
+	/* The VMA and its page tables stay while mmap_lock is held (for reading). */
+	mmap_assert_locked(mm);
 	*err = 0;
 	*fault_flags = (flags & FOLL_WRITE) ? FAULT_FLAG_WRITE : 0;
 	if (!pmd || !READ_ONCE(*pmd))
@@ -327,7 +337,7 @@ static struct page *follow_page_mask(struct vm_area_struct *vma, unsigned long a
 	}
 	nr = follow_pte_batch(vma, ptep, entry, page,
 			      (min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, limit) - addr) >> PAGE_SHIFT,
-			      flags);
+			      flags, ptl);
 	*err = try_grab_folio(page_folio(page), (int)nr, flags);
 	pte_unmap_unlock(ptep, ptl);
 	*nr_pages = nr;
@@ -475,6 +485,7 @@ static long gup_locked(struct mm_struct *mm, unsigned long start, unsigned long 
 	long ret;
 	int tries = 0;
 
+	mmap_assert_locked(mm);
 	if ((flags & FOLL_PIN) && (flags & FOLL_GET))
 		return -EINVAL;
 	if (!(flags & (FOLL_PIN | FOLL_GET)) || !pages)

@@ -29,6 +29,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include "../kernel/mm_random.c"
+#include <quire/gup.h>
 #include "host_setup.h"
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
@@ -275,6 +276,106 @@ HOST_TEST(verify_catches_bad_mapcount)
 	host_mm_exit();
 }
 
+/*
+ * mm_verify notices pins counted wrong (invariant 3: refcount >= mapcount
+ * + pins, a pincount below 0) and a pinned anonymous page that is not
+ * anon-exclusive (invariant 6), on a mapped folio and on one pinned after
+ * its munmap, and is quiet again once each is put back.
+ */
+HOST_TEST(verify_catches_bad_pins)
+{
+	unsigned long addr = MMR_REGION_START, small = MMR_REGION_START + PMD_SIZE;
+	bool exclusive[HPAGE_PMD_NR];
+	struct page *pages[2];
+	struct folio *large, *folio;
+	struct mm_struct *mm;
+	const char *text;
+	u64 pos;
+	long ret;
+
+	setup();
+	mmr_snapshot();
+	mm = mm_alloc();
+	if (!mm) {
+		HOST_FAIL("mm_alloc failed");
+		return;
+	}
+	down_write(&mm->mmap_lock);
+	ret = do_mmap(mm, addr, 2 * PMD_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+	if (ret == (long)addr)
+		ret = do_madvise(mm, small, PMD_SIZE, MADV_NOHUGEPAGE);
+	up_write(&mm->mmap_lock);
+	EXPECT_EQ(ret, 0);
+	EXPECT_EQ(handle_mm_fault(mm, addr, FAULT_FLAG_WRITE), 0);		/* a PMD */
+	EXPECT_EQ(handle_mm_fault(mm, small, FAULT_FLAG_WRITE), 0);	/* 4 KiB */
+	EXPECT_EQ(mmr_lookup(mm, addr).kind, MMR_PMD);
+	down_read(&mm->mmap_lock);
+	EXPECT_EQ(pin_user_pages_remote(mm, addr + 5 * PAGE_SIZE, 1, FOLL_WRITE, &pages[0], NULL), 1);
+	EXPECT_EQ(pin_user_pages_remote(mm, small, 1, FOLL_WRITE, &pages[1], NULL), 1);
+	up_read(&mm->mmap_lock);
+	large = page_folio(pages[0]);
+	folio = page_folio(pages[1]);
+	EXPECT_TRUE(folio_test_large(large));
+	EXPECT_FALSE(folio_test_large(folio));
+	EXPECT_EQ(atomic_read(&large->_pincount), 1);
+	EXPECT_EQ(mm_verify(), 0);
+
+	/* Pins the references do not cover. */
+	pos = printk_log_pos();
+	atomic_add(1000, &large->_pincount);
+	EXPECT_GE(mm_verify(), 1);
+	EXPECT_TRUE(printk_log_contains(pos, "below mapcount 1 + pins 1001"));
+	atomic_sub(1000, &large->_pincount);
+	EXPECT_EQ(mm_verify(), 0);
+
+	/* A pinned large folio none of whose pages is anon-exclusive. */
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++) {
+		exclusive[i] = PageAnonExclusive(folio_page(large, i));
+		ClearPageAnonExclusive(folio_page(large, i));
+	}
+	pos = printk_log_pos();
+	EXPECT_GE(mm_verify(), 1);
+	EXPECT_TRUE(printk_log_contains(pos, "but none of its pages is anon-exclusive"));
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+		if (exclusive[i])
+			SetPageAnonExclusive(folio_page(large, i));
+	EXPECT_EQ(mm_verify(), 0);
+
+	/* A pinned small page that is not anon-exclusive, mapped, then unmapped. */
+	ClearPageAnonExclusive(pages[1]);
+	pos = printk_log_pos();
+	EXPECT_GE(mm_verify(), 1);
+	EXPECT_TRUE(printk_log_contains(pos, "but not anon-exclusive (invariant 6)"));
+	SetPageAnonExclusive(pages[1]);
+	EXPECT_EQ(mm_verify(), 0);
+	down_write(&mm->mmap_lock);
+	EXPECT_EQ(do_munmap(mm, addr, 2 * PMD_SIZE), 0);
+	up_write(&mm->mmap_lock);
+	EXPECT_EQ(folio_mapcount(large), 0);
+	EXPECT_EQ(mm_verify(), 0);
+	ClearPageAnonExclusive(pages[1]);
+	pos = printk_log_pos();
+	EXPECT_GE(mm_verify(), 1);
+	EXPECT_TRUE(printk_log_contains(pos, "but not anon-exclusive (invariant 6)"));
+	SetPageAnonExclusive(pages[1]);
+
+	/* More unpins than pins, on a folio mapped nowhere. */
+	atomic_sub(2, &large->_pincount);
+	pos = printk_log_pos();
+	EXPECT_GE(mm_verify(), 1);
+	EXPECT_TRUE(printk_log_contains(pos, "pincount -1: more unpins than pins"));
+	atomic_add(2, &large->_pincount);
+	EXPECT_EQ(mm_verify(), 0);
+
+	unpin_user_pages(pages, 2);
+	mmput(mm);
+	EXPECT_EQ(mm_verify(), 0);
+	mmr_expect_all_back();
+	klog_new(&text);
+	host_mm_exit();
+}
+
 HOST_TEST(random_sequence)
 {
 	const struct mmr_config cfg = {
@@ -327,6 +428,7 @@ HOST_TEST(all_memory_back)
 
 HOST_TEST_MAIN(host_mm_random,
 	       HOST_CASE(verify_catches_bad_mapcount),
+	       HOST_CASE(verify_catches_bad_pins),
 	       HOST_CASE(random_sequence),
 	       HOST_CASE(every_order_faulted),
 	       HOST_CASE(both_splits_happened),
