@@ -26,6 +26,8 @@
 #include <quire/errno.h>
 #include <quire/string.h>
 
+void (*fork_share_hook)(unsigned long addr);
+
 /* The child gets its own copy of one exclusive, maybe-pinned page. */
 static int copy_present_page(struct vm_area_struct *dst_vma, pte_t *dst, pte_t src,
 			     struct page *page, unsigned long addr)
@@ -115,6 +117,9 @@ static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_
 					continue;
 				}
 			}
+			/* Shared from now on: its pages are no longer anon-exclusive. */
+			if (fork_share_hook)
+				fork_share_hook(addr);
 		} else {
 			folio_dup_file_rmap_ptes(folio, page, nr, dst_vma);
 		}

@@ -47,6 +47,7 @@ const char *const gup_event_names[NR_GUP_EVENTS] = {
 };
 
 void (*gup_fast_hook)(unsigned long addr);
+void (*gup_fast_pte_hook)(unsigned long addr);
 
 static void count_gup(enum gup_event e, long n)
 {
@@ -639,6 +640,8 @@ static unsigned long gup_fast_pte_range(pte_t *pmdp, pte_t pmdval, unsigned long
 				nr++;
 			}
 		}
+		if (gup_fast_pte_hook)
+			gup_fast_pte_hook(addr + (got << PAGE_SHIFT));
 		folio = try_grab_folio_fast(page, (int)nr, flags);
 		if (!folio)
 			break;

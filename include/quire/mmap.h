@@ -266,6 +266,13 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long
 
 /* Copy an address space for fork: private pages shared copy-on-write (mm/fork_copy.c). */
 struct mm_struct *dup_mm(struct mm_struct *old);
+/*
+ * Test hook: called by fork with the parent's page-table lock held, after
+ * a run of anonymous pages at addr was made shared (no longer
+ * anon-exclusive) and before the parent's entries lose write access;
+ * NULL normally.
+ */
+extern void (*fork_share_hook)(unsigned long addr);
 
 /* Boot: the shared zero page. */
 void zero_page_init(void);

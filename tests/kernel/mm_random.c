@@ -405,6 +405,7 @@ struct pin_rec {
 	unsigned long start;	/* the address of pages[0] when pinned */
 	unsigned long nr;
 	unsigned int flags;	/* FOLL_PIN or FOLL_GET, FOLL_WRITE, FOLL_LONGTERM */
+	unsigned long step;	/* when (for messages) */
 	struct page **pages;	/* the slot's array, MMR_PIN_PAGES long */
 };
 static struct pin_rec pins[MMR_MAX_PINS];
@@ -509,6 +510,18 @@ static int pinned_and_mapped(struct tmm *t, unsigned long start, unsigned long e
 	return n;
 }
 
+/* Which records hold folio (a failure's details). */
+static void print_holders(struct folio *folio)
+{
+	for (int r = 0; r < nr_pins; r++)
+		for (unsigned long i = 0; i < pins[r].nr; i++)
+			if (page_folio(pins[r].pages[i]) == folio)
+				mmr_printf("    # held by the %s%s of step %lu: mm%d %#lx, page %lu (pfn %#lx)\n",
+					   pins[r].flags & FOLL_GET ? "get" : "pin",
+					   pins[r].flags & FOLL_WRITE ? " write" : "", pins[r].step,
+					   pins[r].mm_id, pins[r].start, i, page_to_pfn(pins[r].pages[i]));
+}
+
 /*
  * After every step: each folio the records hold is counted exactly as
  * they say (docs/mm/gup.md): a large folio's _pincount is its pinned
@@ -551,11 +564,13 @@ static void check_pins(void)
 
 		st.pin_checks++;
 		if (refs != want || (large && pincount != (int)c->pins) ||
-		    folio_maybe_dma_pinned(folio) != (c->pins > 0))
+		    folio_maybe_dma_pinned(folio) != (c->pins > 0)) {
 			mmr_failf("folio pfn %#lx order %u: refcount %ld, mapcount %ld, pincount %d, "
 				  "maybe pinned %d; the sequence holds %u pins and %u references",
 				  folio_pfn(folio), folio_order(folio), refs, maps, pincount,
 				  folio_maybe_dma_pinned(folio), c->pins, c->gets);
+			print_holders(folio);
+		}
 	}
 	pin_counts_clear();
 }
@@ -1124,8 +1139,8 @@ static void op_pin(struct tmm *t)
 		op_unpin();
 		return;
 	}
-	random_range(t, MMR_PIN_PAGES, &start, &end);
-	nr = min((end - start) >> PAGE_SHIFT, cap - pinned_pages);
+	random_range(t, MMR_PIN_PAGES, &start, &end);	/* (a whole VMA may be longer) */
+	nr = min(min((end - start) >> PAGE_SHIFT, cap - pinned_pages), (unsigned long)MMR_PIN_PAGES);
 	if (chance(60))
 		flags |= FOLL_WRITE;
 	if (!get && chance(20))
@@ -1150,6 +1165,7 @@ static void op_pin(struct tmm *t)
 		p->start = start;
 		p->nr = (unsigned long)ret;
 		p->flags = flags | (get ? FOLL_GET : FOLL_PIN);
+		p->step = mmr.step;
 		nr_pins++;
 		pinned_pages += p->nr;
 		st.pin_pages += p->nr;
