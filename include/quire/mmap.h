@@ -123,6 +123,11 @@ struct mm_struct {
 	 * table's page, mm/huge_memory.c): how many, updated atomically.
 	 */
 	unsigned long nr_deposited;
+	/*
+	 * Odd while fork copies a private mapping's entries (Linux's
+	 * write_protect_seq): GUP-fast pins give way to it (mm/fork_copy.c).
+	 */
+	unsigned int write_protect_seq;
 	struct list_head mm_list;	/* in the list of every mm (mm_verify) */
 };
 

@@ -11,7 +11,10 @@
  *     read-only private mapping through a private copy; Linux's errors;
  *   - GUP-fast against the slow path, and racing a PMD split and a munmap
  *     on another CPU (made to happen inside the walk by gup_fast_hook);
- *   - FOLL_LONGTERM moves a folio off the slow tier first.
+ *   - FOLL_LONGTERM moves a folio off the slow tier first, and fails
+ *     (-ENOMEM) when it cannot be moved;
+ *   - the slow path asserts its mmap_lock rule (DEBUG_LOCKS builds).
+ * The races GUP claims to handle are the gup_race suite's (gup_race_test.c).
  * mm_verify must report nothing after each.
  */
 #include <quire/gup.h>
@@ -20,6 +23,7 @@
 #include <quire/errno.h>
 #include <quire/printk.h>
 #include <quire/percpu.h>
+#include <quire/debug_locks.h>
 #include "thp_test.h"
 
 #define MAX_PIN	512
@@ -539,6 +543,92 @@ out:
 	thpt_end(t, &c);
 }
 
+/* A long-term pin of a folio on the slow tier that cannot move (referenced) fails, as Linux. */
+static void longterm_pin_fails_when_the_folio_cannot_move(struct ktest *t)
+{
+	const unsigned long a = AREA;
+	int slow = slow_node();
+	struct page *held;
+	struct folio *folio;
+	struct thp_ctx c;
+	struct mm_struct *mm;
+	int refs;
+
+	thpt_begin(t, &c);
+	if (slow == NUMA_NO_NODE) {
+		thpt_end(t, &c);
+		ktest_skip(t, "no slow-tier node");
+	}
+	mm = thpt_new_mm(&c);
+	CHECK(t, mm != NULL);
+	CHECK_EQ(t, map_order(mm, a, 4), 0);
+	CHECK_EQ(t, thpt_move_folio(mm, a, slow, NULL), 0);
+	folio = thpt_folio_of(mm, a);
+	CHECK_EQ(t, folio_nid(folio), slow);
+	/* A reference (FOLL_GET) keeps the folio where it is: migration cannot move it. */
+	CHECK_EQ(t, pin(mm, a + SZ_4K, 1, FOLL_GET), 1);
+	held = pages[0];
+	refs = folio_ref_count(folio);
+	KEXPECT_EQ(t, pin(mm, a, 16, FOLL_WRITE | FOLL_LONGTERM), -ENOMEM);
+	KEXPECT_EQ(t, pins_of(folio), 0);		/* nothing left pinned */
+	KEXPECT_EQ(t, folio_ref_count(folio), refs);
+	KEXPECT_PTR_EQ(t, thpt_folio_of(mm, a), folio);
+	KEXPECT_EQ(t, folio_nid(folio), slow);
+	/* The lockless walk leaves it to the slow path. */
+	KEXPECT_EQ(t, gup_fast_mm(mm, a, 16, FOLL_PIN | FOLL_LONGTERM, pages, true), 0);
+	KEXPECT_EQ(t, mm_verify(), 0);
+	/* The reference gone, the same pin moves it and succeeds. */
+	put_page(held);
+	CHECK_EQ(t, pin(mm, a, 16, FOLL_WRITE | FOLL_LONGTERM), 16);
+	KEXPECT_NE(t, page_to_nid(pages[0]), slow);
+	KEXPECT_PTR_EQ(t, thpt_page_of(mm, a), pages[0]);
+	unpin_user_pages(pages, 16);
+	KEXPECT_EQ(t, mm_verify(), 0);
+out:
+	thpt_end(t, &c);
+}
+
+/* ---- 8. lock assertions ---- */
+
+#ifdef DEBUG_LOCKS
+#define ASSERTS() atomic_read(&lock_debug_counts.assert_not_held)
+
+/*
+ * The slow path's mmap_lock rule is asserted, not only written down: a
+ * pin without the lock is reported by gup_locked, __get_user_pages and
+ * follow_page_mask (one step: a page mapped), and nothing with it.
+ */
+static void slow_path_asserts_mmap_lock(struct ktest *t)
+{
+	const unsigned long a = AREA;
+	struct thp_ctx c;
+	struct mm_struct *mm;
+	int before;
+	u64 pos;
+
+	mm = begin_mapped(t, &c, 0);
+	CHECK(t, mm != NULL);
+	before = ASSERTS();
+	CHECK_EQ(t, pin(mm, a, 1, 0), 1);
+	unpin_user_page(pages[0]);
+	KEXPECT_EQ(t, ASSERTS(), before);
+	pos = printk_log_pos();
+	/* Nobody else uses this mm: the walk is safe, only the rule is broken. */
+	CHECK_EQ(t, pin_user_pages_remote(mm, a, 1, 0, pages, NULL), 1);
+	unpin_user_page(pages[0]);
+	KEXPECT_EQ(t, ASSERTS(), before + 3);
+	KEXPECT_TRUE(t, printk_log_contains(pos, "BUG: lock not held: rwsem &(mm)->mmap_lock"));
+	KEXPECT_EQ(t, mm_verify(), 0);
+out:
+	thpt_end(t, &c);
+}
+#else
+static void slow_path_asserts_mmap_lock(struct ktest *t)
+{
+	ktest_skip(t, "built without DEBUG_LOCKS");
+}
+#endif
+
 KTEST_SUITE(gup,
 	    KTEST_CASE(pins_every_folio_order),
 	    KTEST_CASE(batched_and_per_page_counts),
@@ -550,4 +640,6 @@ KTEST_SUITE(gup,
 	    KTEST_CASE(gup_fast_takes_what_is_mapped),
 	    KTEST_CASE(gup_fast_races_a_pmd_split),
 	    KTEST_CASE(gup_fast_races_munmap),
-	    KTEST_CASE(longterm_pin_moves_off_the_slow_tier));
+	    KTEST_CASE(longterm_pin_moves_off_the_slow_tier),
+	    KTEST_CASE(longterm_pin_fails_when_the_folio_cannot_move),
+	    KTEST_CASE(slow_path_asserts_mmap_lock));
