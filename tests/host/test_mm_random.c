@@ -222,6 +222,31 @@ static void setup(void)
 
 /* ---- the cases ---- */
 
+/*
+ * The machine built, what must come back recorded, and a new mm with len
+ * bytes of private anonymous memory at MMR_REGION_START (rw); NULL
+ * (reported) on failure.
+ */
+static struct mm_struct *setup_with_anon(unsigned long len)
+{
+	struct mm_struct *mm;
+	long ret;
+
+	setup();
+	mmr_snapshot();
+	mm = mm_alloc();
+	if (!mm) {
+		HOST_FAIL("mm_alloc failed");
+		return NULL;
+	}
+	down_write(&mm->mmap_lock);
+	ret = do_mmap(mm, MMR_REGION_START, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
+	up_write(&mm->mmap_lock);
+	EXPECT_EQ(ret, (long)MMR_REGION_START);
+	return mm;
+}
+
 /* mm_verify notices a mapcount that does not match the page tables, and is quiet again after. */
 HOST_TEST(verify_catches_bad_mapcount)
 {
@@ -231,20 +256,10 @@ HOST_TEST(verify_catches_bad_mapcount)
 	struct page *page;
 	const char *text;
 	u64 pos;
-	long ret;
 
-	setup();
-	mmr_snapshot();
-	mm = mm_alloc();
-	if (!mm) {
-		HOST_FAIL("mm_alloc failed");
+	mm = setup_with_anon(4 * PMD_SIZE);
+	if (!mm)
 		return;
-	}
-	down_write(&mm->mmap_lock);
-	ret = do_mmap(mm, addr, 4 * PMD_SIZE, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
-	up_write(&mm->mmap_lock);
-	EXPECT_EQ(ret, (long)addr);
 	EXPECT_EQ(handle_mm_fault(mm, addr + 5 * PAGE_SIZE, FAULT_FLAG_WRITE), 0);	/* PMD */
 	EXPECT_EQ(handle_mm_fault(mm, addr + PMD_SIZE, 0), 0);				/* zero page */
 	EXPECT_EQ(mm_verify(), 0);
@@ -276,6 +291,19 @@ HOST_TEST(verify_catches_bad_mapcount)
 	host_mm_exit();
 }
 
+/* A pinned small page made not anon-exclusive: mm_verify says so, and is quiet once it is again. */
+static void expect_exclusive_checked(struct page *page)
+{
+	u64 pos;
+
+	ClearPageAnonExclusive(page);
+	pos = printk_log_pos();
+	EXPECT_GE(mm_verify(), 1);
+	EXPECT_TRUE(printk_log_contains(pos, "but not anon-exclusive (invariant 6)"));
+	SetPageAnonExclusive(page);
+	EXPECT_EQ(mm_verify(), 0);
+}
+
 /*
  * mm_verify notices pins counted wrong (invariant 3: refcount >= mapcount
  * + pins, a pincount below 0) and a pinned anonymous page that is not
@@ -291,22 +319,13 @@ HOST_TEST(verify_catches_bad_pins)
 	struct mm_struct *mm;
 	const char *text;
 	u64 pos;
-	long ret;
 
-	setup();
-	mmr_snapshot();
-	mm = mm_alloc();
-	if (!mm) {
-		HOST_FAIL("mm_alloc failed");
+	mm = setup_with_anon(2 * PMD_SIZE);
+	if (!mm)
 		return;
-	}
 	down_write(&mm->mmap_lock);
-	ret = do_mmap(mm, addr, 2 * PMD_SIZE, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, NULL, 0);
-	if (ret == (long)addr)
-		ret = do_madvise(mm, small, PMD_SIZE, MADV_NOHUGEPAGE);
+	EXPECT_EQ(do_madvise(mm, small, PMD_SIZE, MADV_NOHUGEPAGE), 0);
 	up_write(&mm->mmap_lock);
-	EXPECT_EQ(ret, 0);
 	EXPECT_EQ(handle_mm_fault(mm, addr, FAULT_FLAG_WRITE), 0);		/* a PMD */
 	EXPECT_EQ(handle_mm_fault(mm, small, FAULT_FLAG_WRITE), 0);	/* 4 KiB */
 	EXPECT_EQ(mmr_lookup(mm, addr).kind, MMR_PMD);
@@ -343,22 +362,13 @@ HOST_TEST(verify_catches_bad_pins)
 	EXPECT_EQ(mm_verify(), 0);
 
 	/* A pinned small page that is not anon-exclusive, mapped, then unmapped. */
-	ClearPageAnonExclusive(pages[1]);
-	pos = printk_log_pos();
-	EXPECT_GE(mm_verify(), 1);
-	EXPECT_TRUE(printk_log_contains(pos, "but not anon-exclusive (invariant 6)"));
-	SetPageAnonExclusive(pages[1]);
-	EXPECT_EQ(mm_verify(), 0);
+	expect_exclusive_checked(pages[1]);
 	down_write(&mm->mmap_lock);
 	EXPECT_EQ(do_munmap(mm, addr, 2 * PMD_SIZE), 0);
 	up_write(&mm->mmap_lock);
 	EXPECT_EQ(folio_mapcount(large), 0);
 	EXPECT_EQ(mm_verify(), 0);
-	ClearPageAnonExclusive(pages[1]);
-	pos = printk_log_pos();
-	EXPECT_GE(mm_verify(), 1);
-	EXPECT_TRUE(printk_log_contains(pos, "but not anon-exclusive (invariant 6)"));
-	SetPageAnonExclusive(pages[1]);
+	expect_exclusive_checked(pages[1]);
 
 	/* More unpins than pins, on a folio mapped nowhere. */
 	atomic_sub(2, &large->_pincount);

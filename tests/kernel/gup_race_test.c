@@ -27,7 +27,7 @@
 #include <quire/percpu.h>
 #include <quire/sched.h>
 #include <quire/time.h>
-#include "thp_test.h"
+#include "gup_test.h"
 
 /* Bounded waits (5 s): a race that does not happen fails its case, never hangs it. */
 #define WAIT_UNTIL(cond)						\
@@ -59,26 +59,6 @@ static struct race *the_race;
 static long gev(enum gup_event e)
 {
 	return atomic_long_read(&gup_events[e]);
-}
-
-/* The pins a folio holds: _pincount, or what the bias says for a small folio. */
-static int pins_of(struct folio *folio)
-{
-	if (folio_test_large(folio))
-		return atomic_read(&folio->_pincount);
-	return (folio_ref_count(folio) - folio_mapcount(folio)) / GUP_PIN_COUNTING_BIAS;
-}
-
-/* Map 2 MiB at addr and fault it in with folios of order (only that order enabled). */
-static int map_order(struct mm_struct *mm, unsigned long addr, unsigned int order)
-{
-	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
-		thp_set_order_mode(o, o == order ? THP_ALWAYS : THP_NEVER);
-	if (thpt_map_anon(mm, addr, SZ_2M) != (long)addr)
-		return -ENOMEM;
-	if (thpt_fault_range(mm, addr, SZ_2M))
-		return -EFAULT;
-	return thpt_order_of(mm, addr) == (int)order ? 0 : -EINVAL;
 }
 
 /* The other CPU's side: wait for go, then the operation racing the walk. */
@@ -155,10 +135,8 @@ static void gup_fast_pin_races_fork(struct ktest *t)
 	unsigned long pfn;
 	long got = -1;
 
-	thpt_begin(t, &c);
-	mm = thpt_new_mm(&c);
+	mm = gupt_begin_mapped(t, &c, 0, false);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 0), 0);
 	thpt_write_pattern(mm, a, SZ_16K, 7);
 	pfn = thpt_pfn_of(mm, a);
 	r.mm = mm;
@@ -237,14 +215,9 @@ static void gup_fast_grab_races(struct ktest *t, enum race_kind kind)
 	struct mm_struct *mm;
 	long got;
 
-	if (kind == RACE_MIGRATE) {
-		r.target = thpt_begin_two_nodes(t, &c);
-	} else {
-		thpt_begin(t, &c);
-	}
-	mm = thpt_new_mm(&c);
+	mm = gupt_begin_mapped(t, &c, 4, kind == RACE_MIGRATE);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 4), 0);
+	r.target = thpt_other_node(c.nid);
 	thpt_write_pattern(mm, a, SZ_64K, 8);
 	folio = thpt_folio_of(mm, a);
 	r.mm = mm;
@@ -277,7 +250,7 @@ static void gup_fast_grab_races(struct ktest *t, enum race_kind kind)
 	switch (kind) {
 	case RACE_MIGRATE:
 		KEXPECT_EQ(t, page_to_nid(thpt_page_of(mm, a)), r.target);
-		KEXPECT_EQ(t, pins_of(thpt_folio_of(mm, a)), 0);
+		KEXPECT_EQ(t, gupt_pins_of(thpt_folio_of(mm, a)), 0);
 		KEXPECT_EQ(t, thpt_pattern_mismatches(mm, a, SZ_64K, 8), 0);
 		break;
 	case RACE_MUNMAP:
@@ -285,7 +258,7 @@ static void gup_fast_grab_races(struct ktest *t, enum race_kind kind)
 		break;
 	case RACE_SPLIT:
 		KEXPECT_EQ(t, thpt_order_of(mm, a), 0);
-		KEXPECT_EQ(t, pins_of(thpt_folio_of(mm, a)), 0);
+		KEXPECT_EQ(t, gupt_pins_of(thpt_folio_of(mm, a)), 0);
 		KEXPECT_EQ(t, thpt_pattern_mismatches(mm, a, SZ_64K, 8), 0);
 		break;
 	default:
@@ -350,10 +323,9 @@ static void slow_pin_waits_for_migration(struct ktest *t)
 	unsigned long old_pfn;
 	int moved;
 
-	r.target = thpt_begin_two_nodes(t, &c);
-	mm = thpt_new_mm(&c);
+	mm = gupt_begin_mapped(t, &c, 4, true);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 4), 0);
+	r.target = thpt_other_node(c.nid);
 	thpt_write_pattern(mm, a, SZ_64K, 9);
 	old_pfn = thpt_head_pfn_of(mm, a);
 	r.mm = mm;
@@ -379,7 +351,7 @@ static void slow_pin_waits_for_migration(struct ktest *t)
 	KEXPECT_PTR_EQ(t, pages[0], thpt_page_of(mm, a));
 	KEXPECT_PTR_EQ(t, pages[15], thpt_page_of(mm, a + 15 * SZ_4K));
 	KEXPECT_EQ(t, page_to_nid(pages[0]), r.target);
-	KEXPECT_EQ(t, pins_of(page_folio(pages[0])), 16);
+	KEXPECT_EQ(t, gupt_pins_of(page_folio(pages[0])), 16);
 	KEXPECT_EQ(t, thpt_pattern_mismatches(mm, a, SZ_64K, 9), 0);
 	KEXPECT_EQ(t, mm_verify(), 0);
 	unpin_user_pages(pages, 16);

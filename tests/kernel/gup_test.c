@@ -24,7 +24,7 @@
 #include <quire/printk.h>
 #include <quire/percpu.h>
 #include <quire/debug_locks.h>
-#include "thp_test.h"
+#include "gup_test.h"
 
 #define MAX_PIN	512
 
@@ -47,16 +47,14 @@ static long pin(struct mm_struct *mm, unsigned long addr, unsigned long nr, unsi
 	return ret;
 }
 
-/* The pins a folio holds: _pincount, or what the bias says for a small folio. */
-static int pins_of(struct folio *folio)
+int gupt_pins_of(struct folio *folio)
 {
 	if (folio_test_large(folio))
 		return atomic_read(&folio->_pincount);
 	return (folio_ref_count(folio) - folio_mapcount(folio)) / GUP_PIN_COUNTING_BIAS;
 }
 
-/* Map 2 MiB at addr and fault it in with folios of order (only that order enabled). */
-static int map_order(struct mm_struct *mm, unsigned long addr, unsigned int order)
+int gupt_map_order(struct mm_struct *mm, unsigned long addr, unsigned int order)
 {
 	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
 		thp_set_order_mode(o, o == order ? THP_ALWAYS : THP_NEVER);
@@ -67,15 +65,18 @@ static int map_order(struct mm_struct *mm, unsigned long addr, unsigned int orde
 	return thpt_order_of(mm, addr) == (int)order ? 0 : -EINVAL;
 }
 
-/* thpt_begin, then a new mm with 2 MiB at AREA in folios of order; NULL (reported) on failure. */
-static struct mm_struct *begin_mapped(struct ktest *t, struct thp_ctx *c, unsigned int order)
+struct mm_struct *gupt_begin_mapped(struct ktest *t, struct thp_ctx *c, unsigned int order,
+				    bool two_nodes)
 {
 	struct mm_struct *mm;
 	int err;
 
-	thpt_begin(t, c);
+	if (two_nodes)
+		thpt_begin_two_nodes(t, c);
+	else
+		thpt_begin(t, c);
 	mm = thpt_new_mm(c);
-	err = mm ? map_order(mm, AREA, order) : -ENOMEM;
+	err = mm ? gupt_map_order(mm, AREA, order) : -ENOMEM;
 	KEXPECT_EQ(t, err, 0);
 	return err ? NULL : mm;
 }
@@ -97,7 +98,7 @@ static void pins_every_folio_order(struct ktest *t)
 		struct folio *folio;
 		int refs;
 
-		CHECK_EQ(t, map_order(mm, a, order), 0);
+		CHECK_EQ(t, gupt_map_order(mm, a, order), 0);
 		folio = thpt_folio_of(mm, a);
 		refs = folio_ref_count(folio);
 		CHECK_EQ(t, pin(mm, a, nr, FOLL_WRITE), (long)nr);
@@ -108,7 +109,7 @@ static void pins_every_folio_order(struct ktest *t)
 			}
 		KEXPECT_TRUE(t, folio_maybe_dma_pinned(folio));
 		/* A small folio: one pin; a large one: one pin per page of it pinned. */
-		KEXPECT_EQ(t, pins_of(folio), order ? (int)min(nr, 1UL << order) : 1);
+		KEXPECT_EQ(t, gupt_pins_of(folio), order ? (int)min(nr, 1UL << order) : 1);
 		KEXPECT_EQ(t, mm_verify(), 0);
 		unpin_user_pages(pages, nr);
 		KEXPECT_FALSE(t, folio_maybe_dma_pinned(folio));
@@ -135,7 +136,7 @@ static void batched_and_per_page_counts(struct ktest *t)
 	struct thp_ctx c;
 	struct mm_struct *mm;
 
-	mm = begin_mapped(t, &c, 4);
+	mm = gupt_begin_mapped(t, &c, 4, false);
 	CHECK(t, mm != NULL);
 	for (int batched = 1; batched >= 0; batched--) {
 		long s = gev(GUP_FOLLOW_STEPS), g = gev(GUP_GRAB_ATOMICS), f;
@@ -179,7 +180,7 @@ static void unpin_dirty_lock_dirties(struct ktest *t)
 	struct mm_struct *mm;
 	struct folio *f0, *f1;
 
-	mm = begin_mapped(t, &c, 4);
+	mm = gupt_begin_mapped(t, &c, 4, false);
 	CHECK(t, mm != NULL);
 	f0 = thpt_folio_of(mm, a);
 	f1 = thpt_folio_of(mm, a + SZ_64K);
@@ -212,7 +213,7 @@ static void pinned_folio_refused_by_migration_and_split(struct ktest *t)
 	target = thpt_begin_two_nodes(t, &c);
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 4), 0);
+	CHECK_EQ(t, gupt_map_order(mm, a, 4), 0);
 	folio = thpt_folio_of(mm, a);
 	pfn = folio_pfn(folio);
 	CHECK_EQ(t, pin(mm, a + SZ_4K, 2, FOLL_WRITE), 2);
@@ -239,7 +240,7 @@ static void fork_copies_a_pinned_page(struct ktest *t)
 	struct thp_ctx c;
 	struct mm_struct *mm, *child;
 
-	mm = begin_mapped(t, &c, 0);
+	mm = gupt_begin_mapped(t, &c, 0, false);
 	CHECK(t, mm != NULL);
 	thpt_write_pattern(mm, a, SZ_16K, 4);
 	CHECK_EQ(t, pin(mm, a, 1, FOLL_WRITE), 1);	/* the first page only */
@@ -267,7 +268,7 @@ static void readonly_pin_unshares_a_shared_page(struct ktest *t)
 	struct mm_struct *mm, *child;
 	unsigned long pfn;
 
-	mm = begin_mapped(t, &c, 4);
+	mm = gupt_begin_mapped(t, &c, 4, false);
 	CHECK(t, mm != NULL);
 	thpt_write_pattern(mm, a, SZ_64K, 5);
 	child = thpt_fork_mm(&c, mm);
@@ -349,12 +350,12 @@ static void gup_fast_takes_what_is_mapped(struct ktest *t)
 	thpt_begin(t, &c);
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, HPAGE_PMD_ORDER), 0);
+	CHECK_EQ(t, gupt_map_order(mm, a, HPAGE_PMD_ORDER), 0);
 	CHECK(t, thpt_huge_pmd(mm, a) != NULL);
 	/* A PMD mapping from its middle: the rest of it in one go. */
 	CHECK_EQ(t, gup_fast_mm(mm, a + SZ_1M, 256, FOLL_PIN | FOLL_WRITE, pages, true), 256);
 	KEXPECT_PTR_EQ(t, pages[255], thpt_page_of(mm, a + SZ_2M - SZ_4K));
-	KEXPECT_EQ(t, pins_of(thpt_folio_of(mm, a)), 256);
+	KEXPECT_EQ(t, gupt_pins_of(thpt_folio_of(mm, a)), 256);
 	unpin_user_pages(pages, 256);
 	/* Nothing mapped: the lockless walk takes nothing; with the fallback, everything. */
 	CHECK_EQ(t, thpt_map_anon(mm, b, 8 * SZ_4K), b);
@@ -451,7 +452,7 @@ static void gup_fast_races(struct ktest *t, bool munmap)
 	}
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, munmap ? 0 : HPAGE_PMD_ORDER), 0);
+	CHECK_EQ(t, gupt_map_order(mm, a, munmap ? 0 : HPAGE_PMD_ORDER), 0);
 	r.mm = mm;
 	r.addr = a;
 	r.freed_before = mm->pgtables_freed;
@@ -474,7 +475,7 @@ static void gup_fast_races(struct ktest *t, bool munmap)
 		/* The PMD changed under the walk: what it took was given back. */
 		KEXPECT_EQ(t, got, 0);
 		KEXPECT_TRUE(t, thpt_huge_pmd(mm, a) == NULL);
-		KEXPECT_EQ(t, pins_of(thpt_folio_of(mm, a)), 0);
+		KEXPECT_EQ(t, gupt_pins_of(thpt_folio_of(mm, a)), 0);
 		/* The slow path then pins the PTE-mapped pages. */
 		CHECK_EQ(t, gup_fast_mm(mm, a, 16, FOLL_PIN | FOLL_WRITE, pages, false), 16);
 		unpin_user_pages(pages, 16);
@@ -505,24 +506,36 @@ static int slow_node(void)
 	return NUMA_NO_NODE;
 }
 
+/*
+ * gupt_begin_mapped with 64 KiB folios, the first moved to the slow tier
+ * (*slow; the case skips without one); NULL (reported) on failure.
+ */
+static struct mm_struct *begin_on_slow_tier(struct ktest *t, struct thp_ctx *c, int *slow)
+{
+	struct mm_struct *mm;
+
+	*slow = slow_node();
+	if (*slow == NUMA_NO_NODE)
+		ktest_skip(t, "no slow-tier node");
+	mm = gupt_begin_mapped(t, c, 4, false);
+	if (mm && thpt_move_folio(mm, AREA, *slow, NULL)) {
+		KEXPECT_TRUE(t, false);		/* the folio did not move to the slow tier */
+		return NULL;
+	}
+	return mm;
+}
+
 static void longterm_pin_moves_off_the_slow_tier(struct ktest *t)
 {
 	const unsigned long a = AREA;
-	int slow = slow_node();
 	struct thp_ctx c;
 	struct mm_struct *mm;
 	long moved;
+	int slow;
 
-	thpt_begin(t, &c);
-	if (slow == NUMA_NO_NODE) {
-		thpt_end(t, &c);
-		ktest_skip(t, "no slow-tier node");
-	}
-	mm = thpt_new_mm(&c);
+	mm = begin_on_slow_tier(t, &c, &slow);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 4), 0);
 	thpt_write_pattern(mm, a, SZ_64K, 6);
-	CHECK_EQ(t, thpt_move_folio(mm, a, slow, NULL), 0);
 	CHECK_EQ(t, page_to_nid(thpt_page_of(mm, a)), slow);
 	/* A short-term pin leaves it there. */
 	CHECK_EQ(t, pin(mm, a, 16, FOLL_WRITE), 16);
@@ -547,22 +560,14 @@ out:
 static void longterm_pin_fails_when_the_folio_cannot_move(struct ktest *t)
 {
 	const unsigned long a = AREA;
-	int slow = slow_node();
 	struct page *held;
 	struct folio *folio;
 	struct thp_ctx c;
 	struct mm_struct *mm;
-	int refs;
+	int refs, slow;
 
-	thpt_begin(t, &c);
-	if (slow == NUMA_NO_NODE) {
-		thpt_end(t, &c);
-		ktest_skip(t, "no slow-tier node");
-	}
-	mm = thpt_new_mm(&c);
+	mm = begin_on_slow_tier(t, &c, &slow);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 4), 0);
-	CHECK_EQ(t, thpt_move_folio(mm, a, slow, NULL), 0);
 	folio = thpt_folio_of(mm, a);
 	CHECK_EQ(t, folio_nid(folio), slow);
 	/* A reference (FOLL_GET) keeps the folio where it is: migration cannot move it. */
@@ -570,7 +575,7 @@ static void longterm_pin_fails_when_the_folio_cannot_move(struct ktest *t)
 	held = pages[0];
 	refs = folio_ref_count(folio);
 	KEXPECT_EQ(t, pin(mm, a, 16, FOLL_WRITE | FOLL_LONGTERM), -ENOMEM);
-	KEXPECT_EQ(t, pins_of(folio), 0);		/* nothing left pinned */
+	KEXPECT_EQ(t, gupt_pins_of(folio), 0);		/* nothing left pinned */
 	KEXPECT_EQ(t, folio_ref_count(folio), refs);
 	KEXPECT_PTR_EQ(t, thpt_folio_of(mm, a), folio);
 	KEXPECT_EQ(t, folio_nid(folio), slow);
@@ -606,7 +611,7 @@ static void slow_path_asserts_mmap_lock(struct ktest *t)
 	int before;
 	u64 pos;
 
-	mm = begin_mapped(t, &c, 0);
+	mm = gupt_begin_mapped(t, &c, 0, false);
 	CHECK(t, mm != NULL);
 	before = ASSERTS();
 	CHECK_EQ(t, pin(mm, a, 1, 0), 1);
