@@ -170,7 +170,7 @@ static void gup_fast_pin_races_fork(struct ktest *t)
 	KEXPECT_EQ(t, thpt_pfn_of(r.child, a), pfn);
 	KEXPECT_EQ(t, thpt_pattern_mismatches(r.child, a, SZ_16K, 7), 0);
 	KEXPECT_EQ(t, thpt_pattern_mismatches(mm, a, SZ_16K, 7), 0);
-	KEXPECT_EQ(t, mm_verify(), 0);
+	KEXPECT_TRUE(t, thpt_exclusive_at(mm, a));
 	unpin_user_page(pages[0]);
 	mmput(r.child);
 out:
