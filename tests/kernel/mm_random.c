@@ -137,7 +137,7 @@ static unsigned long zero_pfn;	/* learnt from the first read fault */
 enum op {
 	OP_MMAP, OP_WRITE, OP_READ, OP_MUNMAP, OP_MPROTECT, OP_DONTNEED, OP_MADV_FLAGS,
 	OP_FORK, OP_EXIT, OP_SPLIT_PMD, OP_SPLIT_FOLIO, OP_DEFERRED_SCAN, OP_THP, OP_MREMAP,
-	OP_MIGRATE, OP_PIN, OP_UNPIN, NR_OPS
+	OP_MIGRATE, OP_PIN, OP_UNPIN, OP_COLLAPSE, NR_OPS
 };
 static struct {
 	unsigned long ops[NR_OPS];
@@ -149,6 +149,8 @@ static struct {
 	unsigned long pin_ops[4], pin_pages, pin_longterm, pin_efault, pin_enomem, pin_partial;
 	unsigned long unpins, unpin_dirty, device_writes, pin_checks;
 	unsigned long fork_pin_copies, migrate_pin_stayed, split_pin_refused;
+	/* MADV_COLLAPSE: blocks made PMD-mapped, and calls by result */
+	unsigned long collapsed, collapse_ok, collapse_einval, collapse_eagain, collapse_enomem;
 } st;
 
 /* What must come back, and the settings to restore (mmr_snapshot). */
@@ -678,13 +680,13 @@ static unsigned long total_free_pages(void)
 static const char *const op_names[NR_OPS] = {
 	"mmap", "write", "read", "munmap", "mprotect", "dontneed", "madv_flags",
 	"fork", "exit", "split_pmd", "split_folio", "deferred_scan", "thp", "mremap", "migrate",
-	"pin", "unpin",
+	"pin", "unpin", "collapse",
 };
 static const unsigned int op_weight[NR_OPS] = {
 	[OP_MMAP] = 10, [OP_WRITE] = 28, [OP_READ] = 10, [OP_MUNMAP] = 7, [OP_MPROTECT] = 7,
 	[OP_DONTNEED] = 6, [OP_MADV_FLAGS] = 4, [OP_FORK] = 3, [OP_EXIT] = 2, [OP_SPLIT_PMD] = 5,
 	[OP_SPLIT_FOLIO] = 7, [OP_DEFERRED_SCAN] = 3, [OP_THP] = 2, [OP_MREMAP] = 6,
-	[OP_MIGRATE] = 4, [OP_PIN] = 6, [OP_UNPIN] = 3,
+	[OP_MIGRATE] = 4, [OP_PIN] = 6, [OP_UNPIN] = 3, [OP_COLLAPSE] = 3,
 };
 
 static unsigned long random_prot(void)
@@ -930,6 +932,61 @@ static void op_madvise(struct tmm *t, int advice)
 }
 
 static unsigned long find_pmd_mapping(struct tmm *t);
+
+/*
+ * MADV_COLLAPSE of one or two 2 MiB blocks of a random VMA: every result
+ * Linux allows (0, EINVAL, EAGAIN, ENOMEM); a block it says it collapsed
+ * must be PMD-mapped after, and the bytes everywhere must be as before
+ * (the shadow is not touched: a collapse copies, it never changes data).
+ */
+static void op_collapse(struct tmm *t)
+{
+	struct vm_area_struct *v = random_vma(t);
+	unsigned long first, blocks, start, end;
+	bool pmd_ok;
+	int ret;
+
+	if (!v)
+		return;
+	first = ALIGN_UP(v->vm_start, PMD_SIZE);
+	if (first + PMD_SIZE > v->vm_end)
+		return;
+	blocks = (ALIGN_DOWN(v->vm_end, PMD_SIZE) - first) / PMD_SIZE;
+	start = first + rnd(blocks) * PMD_SIZE;
+	end = min(start + (1 + rnd(2)) * PMD_SIZE, ALIGN_DOWN(v->vm_end, PMD_SIZE));
+	describe("collapse mm%d [%#lx, %#lx)", t->id, start, end);
+	down_write(&t->mm->mmap_lock);
+	pmd_ok = !(v->vm_flags & VM_NOHUGEPAGE) && !v->vm_file;
+	ret = do_madvise(t->mm, start, end - start, MADV_COLLAPSE);
+	switch (ret) {
+	case 0:
+		st.collapse_ok++;
+		for (unsigned long a = start; a < end && !mmr.failed; a += PMD_SIZE) {
+			if (mmr_lookup(t->mm, a).kind == MMR_PMD)
+				st.collapsed++;
+			else
+				mmr_failf("MADV_COLLAPSE said 0 but %#lx is not PMD-mapped", a);
+		}
+		if (!pmd_ok)
+			mmr_failf("MADV_COLLAPSE of a NOHUGEPAGE or file VMA said 0");
+		break;
+	case -EINVAL:
+		st.collapse_einval++;
+		break;
+	case -EAGAIN:
+		st.collapse_eagain++;
+		break;
+	case -ENOMEM:
+		st.collapse_enomem++;
+		break;
+	default:
+		mmr_failf("MADV_COLLAPSE returned %d", ret);
+	}
+	up_write(&t->mm->mmap_lock);
+	for (int i = 0; i < 4 && !mmr.failed; i++)
+		check_page(t, start + (rnd((end - start) >> PAGE_SHIFT) << PAGE_SHIFT),
+			   "after MADV_COLLAPSE");
+}
 
 /* Is [start, end) inside one VMA of mm? */
 static bool one_vma(struct mm_struct *mm, unsigned long start, unsigned long end)
@@ -1701,6 +1758,7 @@ static void do_step(void)
 	case OP_MIGRATE:	op_migrate(t); break;
 	case OP_PIN:		op_pin(t); break;
 	case OP_UNPIN:		op_unpin(); break;
+	case OP_COLLAPSE:	op_collapse(t); break;
 	default:		break;
 	}
 }
@@ -1830,6 +1888,9 @@ void mmr_run(const struct mmr_config *c, unsigned long steps)
 		   st.deferred_split, st.outside);
 	mmr_printf("    # mremap: %lu moves, %lu in place, %lu refused\n", st.remap_moves,
 		   st.remap_in_place, st.remap_errors);
+	mmr_printf("    # collapse: %lu blocks made PMD-mapped; calls: %lu ok, %lu EINVAL, %lu EAGAIN, "
+		   "%lu ENOMEM\n", st.collapsed, st.collapse_ok, st.collapse_einval,
+		   st.collapse_eagain, st.collapse_enomem);
 	mmr_printf("    # pins: %lu pin, %lu pin_fast, %lu get, %lu get_fast calls, %lu pages "
 		   "(%lu long-term), %lu -EFAULT, %lu -ENOMEM, %lu partial; %lu unpins (%lu dirtying, "
 		   "%lu device writes); %lu folio checks; met: %lu fork copies, %lu kept by migration, "
@@ -1890,6 +1951,7 @@ void mmr_check_splits(void)
 		   thp_event_read(THP_SPLIT_PAGE) - snap.split_page, line);
 	EXPECT_CMP(st.pmd_splits, >=, 1);
 	EXPECT_CMP(thp_event_read(THP_SPLIT_PMD) - snap.split_pmd, >=, st.pmd_splits);
+	EXPECT_CMP(st.collapsed, >=, 1);
 	EXPECT_CMP(st.folio_splits, >=, 1);
 	EXPECT_CMP(folio_splits, >=, st.folio_splits);
 	EXPECT_CMP(st.deferred_split, >=, 1);
