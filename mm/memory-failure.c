@@ -19,7 +19,9 @@
  *   anything else              a kernel page: ignored (left as it is).
  * The caller that consumed the error (MF_ACTION_REQUIRED) gets SIGBUS
  * BUS_MCEERR_AR at once when it maps the page; other processes meet the
- * hwpoison entry when they touch it (Linux's default, late kill). When the
+ * hwpoison entry when they touch it (Linux's default, late kill), or, if
+ * they asked for early kill (prctl PR_MCE_KILL, vm.memory_failure_early_kill),
+ * get SIGBUS BUS_MCEERR_AO at once (kernel/mce_kill.c). When the
  * last reference to the page goes, the allocator keeps it out of its
  * lists (mm/page_alloc.c, free_block_checked).
  *
@@ -89,11 +91,47 @@ static bool take_poisoned_off_buddy(struct page *page)
 
 /* ---- unmapping ---- */
 
+#define MF_MAX_VICTIMS	16	/* address spaces told early; more are told late (logged) */
+
 struct hwpoison_walk {
 	struct page *page;
 	int flags;
 	unsigned long kill_addr;	/* where the caller maps it (MF_ACTION_REQUIRED); 0: nowhere */
+	/* Other address spaces that mapped it, referenced, and where: for early kill. */
+	struct { struct mm_struct *mm; unsigned long addr; } victims[MF_MAX_VICTIMS];
+	unsigned int nr_victims;
+	bool victims_dropped;
 };
+
+int sysctl_memory_failure_early_kill;
+
+/* Remember mm (a reference taken) as one to tell early, once per address space. */
+static void note_victim(struct hwpoison_walk *w, struct mm_struct *mm, unsigned long addr)
+{
+	for (unsigned int i = 0; i < w->nr_victims; i++)
+		if (w->victims[i].mm == mm)
+			return;
+	if (w->nr_victims == MF_MAX_VICTIMS) {
+		w->victims_dropped = true;
+		return;
+	}
+	if (!atomic_add_unless(&mm->mm_users, 1, 0))
+		return;			/* exiting: nobody to tell */
+	w->victims[w->nr_victims].mm = mm;
+	w->victims[w->nr_victims++].addr = addr;
+}
+
+/* After the unmap: SIGBUS BUS_MCEERR_AO to each early-kill process; the references go. */
+static void kill_victims_early(struct hwpoison_walk *w)
+{
+	for (unsigned int i = 0; i < w->nr_victims; i++) {
+		memory_failure_kill_early(w->victims[i].mm, w->victims[i].addr);
+		mmput(w->victims[i].mm);
+	}
+	if (w->victims_dropped)
+		pr_warn("%#lx: more than %d address spaces map it: the rest are told when they touch it\n",
+			page_to_pfn(w->page), MF_MAX_VICTIMS);
+}
 
 /* rmap_walk callback: each PTE of vma mapping the page becomes a hwpoison entry. */
 static bool unmap_hwpoison_one(struct folio *folio, struct vm_area_struct *vma,
@@ -113,8 +151,12 @@ static bool unmap_hwpoison_one(struct folio *folio, struct vm_area_struct *vma,
 		atomic_long_dec(&mm->rss);
 		flush_tlb_mm_range(mm, pvmw.address, pvmw.address + PAGE_SIZE);
 		folio_put(folio);	/* the mapping's reference; ours keeps it alive */
-		if ((w->flags & MF_ACTION_REQUIRED) && current && mm == current->mm && !w->kill_addr)
-			w->kill_addr = pvmw.address;
+		if ((w->flags & MF_ACTION_REQUIRED) && current && mm == current->mm) {
+			if (!w->kill_addr)
+				w->kill_addr = pvmw.address;
+		} else {
+			note_victim(w, mm, pvmw.address);
+		}
 	}
 	return true;
 }
@@ -161,6 +203,7 @@ static int handle_user_folio(struct page *page, struct folio *folio, int flags)
 	if (w.kill_addr)
 		force_sig_mceerr(BUS_MCEERR_AR, w.kill_addr, PAGE_SHIFT,
 				 "memory error in a page it maps (BUS_MCEERR_AR)");
+	kill_victims_early(&w);
 	return ret;
 }
 
