@@ -10,6 +10,7 @@
  * early too. Root only (MADV_HWPOISON).
  */
 #include "diff.h"
+#include "hwpoison_user.h"
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -20,26 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#define PAGE			4096UL
-#ifndef MADV_HWPOISON
-#define MADV_HWPOISON		100
-#endif
 #define EARLY_KILL		"/proc/sys/vm/memory_failure_early_kill"
-
-static sigjmp_buf env;
-static volatile int bus_code, bus_lsb, buses;
-static void *volatile bus_addr;
-
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)uc;
-	buses++;
-	bus_code = si->si_code;
-	bus_addr = si->si_addr;
-	bus_lsb = si->si_addr_lsb;
-	siglongjmp(env, 1);
-}
 
 static const char *bus_code_name(int code)
 {

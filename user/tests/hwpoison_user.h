@@ -79,7 +79,8 @@ static inline int touch_bus(volatile char *p)
 /* /proc/meminfo's HardwareCorrupted, in kB (-1: not there). */
 static inline long hardware_corrupted_kb(void)
 {
-	char buf[4096], *at;
+	static char buf[8192];
+	char *at;
 	int fd = open("/proc/meminfo", O_RDONLY);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include "ktap.h"
 #include "mm_verify.h"
+#include "proc_files.h"
 #include "hwpoison_user.h"
 
 #define MPOL_MF_MOVE	(1 << 1)
@@ -43,21 +44,6 @@ static int node_of(void *p)
 	int status = NO_STATUS;
 
 	return syscall(SYS_move_pages, 0, 1UL, &p, NULL, &status, 0) ? NO_STATUS : status;
-}
-
-static long vmstat(const char *name)
-{
-	char line[128];
-	long v = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, strlen(name)) && line[strlen(name)] == ' ')
-			v = atol(line + strlen(name) + 1);
-	fclose(f);
-	return v;
 }
 
 static char pattern(size_t i)
