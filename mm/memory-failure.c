@@ -51,7 +51,8 @@
 #include <asm/pgtable.h>
 
 static DEFINE_MUTEX(mf_mutex);
-static long poisoned;				/* frames marked since boot */
+static long poisoned;				/* frames marked now */
+static bool hw_memory_failure;			/* a real error was seen: no unpoisoning */
 static unsigned long mf_stats[MAX_NUMNODES][NR_MF_RESULTS];
 
 static const char *const result_name[NR_MF_RESULTS] = {
@@ -226,6 +227,8 @@ int memory_failure(unsigned long pfn, int flags)
 	}
 	SetPageHWPoison(page);
 	__atomic_fetch_add(&poisoned, 1, __ATOMIC_RELAXED);
+	if (!(flags & MF_SW_SIMULATED))
+		WRITE_ONCE(hw_memory_failure, true);
 	if (PageReserved(page) || PageSlab(page)) {
 		ret = action_result(page, "reserved or slab kernel page", MF_IGNORED);
 		goto out;
@@ -341,6 +344,89 @@ int soft_offline_page(unsigned long pfn, int flags)
 		__atomic_fetch_add(&poisoned, 1, __ATOMIC_RELAXED);
 out:
 	mutex_unlock(&mf_mutex);
+	return ret;
+}
+
+/* ---- unpoison ---- */
+
+static DEFINE_MUTEX(unpoison_mutex);
+
+struct entry_search {
+	struct mmu_walk walk;
+	unsigned long pfn;
+	bool found;
+};
+
+static void search_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
+{
+	struct entry_search *s = container_of(w, struct entry_search, walk);
+
+	if (is_swap_pte(pte) && is_hwpoison_entry(pte_to_swp_entry(pte)) &&
+	    swp_offset_pfn(pte_to_swp_entry(pte)) == s->pfn)
+		s->found = true;
+}
+
+static void search_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd)
+{
+	/* A 2 MiB mapping is never a hwpoison entry (memory_failure splits first). */
+}
+
+/*
+ * Whether a hwpoison entry in any page table names pfn, with every mm held
+ * for writing under mm_list_lock, as mm_verify_system does (its lock order:
+ * mm_list_lock, then each mmap_lock; nobody else holds two). While pfn
+ * stays poisoned no new entry can name it (only memory_failure() makes
+ * them, for a frame it has just marked; fork and mremap copy or move
+ * existing ones), so a search that finds none stays true.
+ */
+static bool hwpoison_entries_name(unsigned long pfn)
+{
+	struct entry_search s = { .walk = { .pte = search_pte, .pmd = search_pmd }, .pfn = pfn };
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+
+	mutex_lock(&mm_list_lock);
+	list_for_each_entry(mm, &mm_list, mm_list)
+		down_write(&mm->mmap_lock);
+	list_for_each_entry(mm, &mm_list, mm_list)
+		list_for_each_entry(vma, &mm->vmas, vm_list)
+			if (!s.found)
+				walk_range(mm, vma->vm_start, vma->vm_end, &s.walk);
+	list_for_each_entry(mm, &mm_list, mm_list)
+		up_write(&mm->mmap_lock);
+	mutex_unlock(&mm_list_lock);
+	return s.found;
+}
+
+int unpoison_memory(unsigned long pfn)
+{
+	struct page *page;
+	int ret = -EBUSY;
+
+	if (!pfn_valid(pfn))
+		return -ENXIO;
+	page = pfn_to_page(pfn);
+	mutex_lock(&unpoison_mutex);	/* one at a time: the frame stays poisoned while searched */
+	if (READ_ONCE(hw_memory_failure)) {
+		pr_info("Unpoison: %#lx: disabled after HW memory failure\n", pfn);
+		ret = -EOPNOTSUPP;
+	} else if (!PageHWPoison(page)) {
+		pr_info("Unpoison: %#lx: page was already unpoisoned\n", pfn);
+	} else if (hwpoison_entries_name(pfn)) {
+		pr_info("Unpoison: %#lx: a hwpoison entry still names it (unmap it first)\n", pfn);
+	} else {
+		mutex_lock(&mf_mutex);
+		/* Only a frame nobody holds: not a page-cache page, not a kernel page. */
+		if (PageHWPoison(page) && put_page_back_buddy(page)) {
+			__atomic_fetch_sub(&poisoned, 1, __ATOMIC_RELAXED);
+			pr_info("Unpoison: Software-unpoisoned page %#lx\n", pfn);
+			ret = 0;
+		} else {
+			pr_info("Unpoison: %#lx: someone holds the hwpoison page\n", pfn);
+		}
+		mutex_unlock(&mf_mutex);
+	}
+	mutex_unlock(&unpoison_mutex);
 	return ret;
 }
 

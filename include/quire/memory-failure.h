@@ -93,8 +93,26 @@ void mce_kill_me_maybe(void);
 long prctl_mce_kill(u64 how, u64 policy, u64 a4, u64 a5);
 long prctl_mce_kill_get(u64 a2, u64 a3, u64 a4, u64 a5);
 
+/*
+ * Linux's unpoison_memory (debugfs hwpoison/unpoison-pfn), for tests: give
+ * a frame poisoned by software (MADV_HWPOISON, corrupt-pfn, soft offline)
+ * back to the allocator. 0; -EBUSY when it is not poisoned, still in use
+ * (a reference, a page-cache page, a kernel page), or, Quire's own rule
+ * (mm_verify, invariant 7), a hwpoison entry in some page table still
+ * names it; -EOPNOTSUPP once a real machine check poisoned any frame (as
+ * Linux); -ENXIO for no frame. Holds every mmap_lock for a moment (as
+ * mm_verify_system): the caller holds none. Sleeps.
+ */
+int unpoison_memory(unsigned long pfn);
+
 /* mm/page_alloc.c: take a free frame out of the buddy lists for good. */
 struct page;
 bool take_page_off_buddy(struct page *page);
+/*
+ * mm/page_alloc.c: a poisoned frame kept out of the allocator (no
+ * reference) goes back to the free lists, unmarked. false when it is not
+ * such a frame.
+ */
+bool put_page_back_buddy(struct page *page);
 
 #endif

@@ -346,9 +346,42 @@ static void case_early_kill(void)
 	ktap_report("early_kill", NULL);
 }
 
+/*
+ * debugfs hwpoison/unpoison-pfn: a frame poisoned by software comes back
+ * once nothing names it: EBUSY while this process still has its hwpoison
+ * entry (Quire's rule: every entry names a poisoned frame), 0 after munmap
+ * dropped it (HardwareCorrupted back down by 4 kB), EBUSY once unpoisoned;
+ * bad numbers EINVAL and ENXIO.
+ */
+static void case_unpoison(void)
+{
+	const char *corrupt = "/sys/kernel/debug/hwpoison/corrupt-pfn";
+	const char *unpoison = "/sys/kernel/debug/hwpoison/unpoison-pfn";
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long corrupted;
+	char text[32];
+
+	CHECK(p != MAP_FAILED);
+	memset(p, 'u', 2 * PAGE);
+	snprintf(text, sizeof(text), "%#llx\n", (unsigned long long)PM_PFN(pagemap_of(p)));
+	CHECK(write_text(corrupt, text) == (long)strlen(text));
+	corrupted = hardware_corrupted_kb();
+	CHECK(write_text(unpoison, text) == -EBUSY);
+	CHECK(touch_bus(p) == 1);			/* still poisoned */
+	CHECK(munmap(p, PAGE) == 0);
+	CHECK(write_text(unpoison, text) == (long)strlen(text));
+	CHECK(hardware_corrupted_kb() == corrupted - 4);
+	CHECK(write_text(unpoison, text) == -EBUSY);
+	CHECK(write_text(unpoison, "12abc") == -EINVAL);
+	CHECK(write_text(unpoison, "0x7fffffffffff") == -ENXIO);
+	CHECK(p[PAGE] == 'u');
+	munmap(p + PAGE, PAGE);
+	ktap_report("debugfs_unpoison_pfn", NULL);
+}
+
 int main(void)
 {
-	ktap_begin("hwpoison", 9);
+	ktap_begin("hwpoison", 10);
 	catch_sigbus();
 	case_anonymous_page();
 	case_never_reused();
@@ -358,6 +391,7 @@ int main(void)
 	case_soft_offline();
 	case_corrupt_pfn();
 	case_early_kill();
+	case_unpoison();
 	CHECK(read_mm_verify() == 0);
 	ktap_report("mm_verify_clean", NULL);
 	return ktap_finish();

@@ -11,7 +11,8 @@
  *   - the page is poisoned (HardwareCorrupted +4 kB) and unmapped: pagemap
  *     says swapped (a hwpoison entry), a touch is SIGBUS BUS_MCEERR_AR at
  *     the byte, the page next to it keeps its bytes;
- *   - the frame is never handed out again (64 MiB touched after);
+ *   - the frame is never handed out again (64 MiB touched after), and
+ *     debugfs unpoison-pfn refuses it (EOPNOTSUPP after a real error);
  *   - another process, waiting meanwhile on CPU 1, carries on and exits 0,
  *     a new child forks and exits, and mm_verify finds nothing.
  * If no machine check arrives in 60 s the first case fails.
@@ -21,6 +22,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,6 +71,7 @@ int main(void)
 	struct timespec t0, t;
 	int go[2], status = -1, got;
 	uint64_t pfn = 0, e;
+	char text[32];
 	pid_t bystander, child;
 	long sum = 0;
 
@@ -126,6 +129,11 @@ int main(void)
 		if (big != MAP_FAILED)
 			munmap(big, len);
 	}
+	/* Not even by asking: after a real machine check unpoison-pfn is EOPNOTSUPP (Linux's rule). */
+	snprintf(text, sizeof(text), "%#llx\n", (unsigned long long)pfn);
+	CHECK(mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) == 0 || errno == EBUSY);
+	CHECK(munmap(p, PAGE) == 0);
+	CHECK(write_text("/sys/kernel/debug/hwpoison/unpoison-pfn", text) == -EOPNOTSUPP);
 	ktap_report("frame_never_reused", NULL);
 
 	CHECK(write(go[1], "g", 1) == 1);
