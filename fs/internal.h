@@ -64,4 +64,19 @@ ssize_t show_id_mask(char *buf, size_t size, u64 mask, int bits);
 struct pseudo_ops;
 extern const struct pseudo_ops proc_status_ops;
 
+/*
+ * pipe.c, for vmsplice (splice.c): a pipe holds PIPE_DEF_BUFFERS buffers of
+ * up to a page each (Linux's default, 64 KiB). get_pipe_info: the pipe of a
+ * pipe's file, NULL for any other file.
+ */
+#define PIPE_DEF_BUFFERS	16
+struct pipe;
+struct page;
+struct pipe *get_pipe_info(struct file *f);
+ssize_t pipe_read_bytes(struct pipe *p, void *buf, size_t count, bool nonblock,
+			int (*accept)(void *arg, const void *buf, size_t n), void *arg);
+long pipe_wait_for_space(struct pipe *p, bool nonblock);
+long pipe_add_user_pages(struct pipe *p, struct page **pages, const unsigned int *off,
+			 const unsigned int *len, unsigned int nr);
+
 #endif

@@ -115,6 +115,27 @@ static long read_stream(struct file *f, const struct iovec *iov, u32 count, u64 
 	return n < 0 ? n : (long)copied;
 }
 
+/* A stream that takes user memory itself (a pipe): each iovec whole, in order. */
+static long write_user_iovecs(struct file *f, const struct iovec *iov, u32 count)
+{
+	long done = 0, err = vfs_may_write(f);
+
+	for (u32 i = 0; !err && i < count; i++) {
+		ssize_t n;
+
+		if (!iov[i].iov_len)
+			continue;
+		n = f->f_op->write_user(f, (const void *)iov[i].iov_base, iov[i].iov_len);
+		if (n < 0)
+			err = n;
+		else
+			done += n;
+		if (n < 0 || (u64)n < iov[i].iov_len)
+			break;
+	}
+	return done ? done : err;
+}
+
 /*
  * Move the bytes the (checked) iovecs describe, total of them, at *pos or
  * the file position; stops at the first short segment. Bytes moved, or
@@ -126,6 +147,8 @@ static long rw_iovecs(struct file *f, const struct iovec *iov, u32 count, u64 to
 	char *bounce, small[256];
 	long done = 0;
 
+	if (write && total && f->f_op->write_user)
+		return write_user_iovecs(f, iov, count);
 	if (!total)	/* the file's own answer to a 0-byte transfer (a directory: EISDIR) */
 		return write ? vfs_write(f, NULL, 0, pos) : vfs_read(f, NULL, 0, pos);
 	/*

@@ -465,6 +465,7 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[238] = sys_set_mempolicy,
 	[239] = sys_get_mempolicy,
 	[256] = sys_migrate_pages,
+	[278] = sys_vmsplice,
 	[279] = sys_move_pages,
 	[310] = sys_process_vm_readv,
 	[311] = sys_process_vm_writev,

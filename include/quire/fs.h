@@ -183,6 +183,12 @@ struct dir_context {
 struct file_operations {
 	ssize_t (*read)(struct file *file, void *buf, size_t count, loff_t *pos);
 	ssize_t (*write)(struct file *file, const void *buf, size_t count, loff_t *pos);
+	/*
+	 * A stream that takes write(2)'s bytes from user memory itself, whole
+	 * (a pipe: how it fills its buffers depends on the write's size); the
+	 * write system calls use it instead of write when it is set.
+	 */
+	ssize_t (*write_user)(struct file *file, const void *ubuf, size_t count);
 	loff_t (*llseek)(struct file *file, loff_t offset, int whence);
 	/* Directories: emit entries from ctx->pos on (Linux's iterate_shared). */
 	int (*iterate)(struct file *file, struct dir_context *ctx);

@@ -124,6 +124,8 @@ long sys_mincore(SYSCALL_ARGS);
 long sys_fcntl(SYSCALL_ARGS);
 long sys_pipe(SYSCALL_ARGS);
 long sys_pipe2(SYSCALL_ARGS);
+/* fs/splice.c */
+long sys_vmsplice(SYSCALL_ARGS);
 long sys_memfd_create(SYSCALL_ARGS);
 long sys_mount(SYSCALL_ARGS);
 long sys_umount2(SYSCALL_ARGS);
