@@ -272,6 +272,22 @@ static void case_soft_offline(void)
 	ktap_report("soft_offline", NULL);
 }
 
+#define CORRUPT_PFN	"/sys/kernel/debug/hwpoison/corrupt-pfn"
+#define UNPOISON_PFN	"/sys/kernel/debug/hwpoison/unpoison-pfn"
+
+/* Two private pages filled with c; the first one's frame number, as debugfs reads it, in text. */
+static char *two_pages(char c, char text[32])
+{
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(p != MAP_FAILED);
+	if (p == MAP_FAILED)
+		exit(ktap_finish());
+	memset(p, c, 2 * PAGE);
+	snprintf(text, 32, "%#llx\n", (unsigned long long)PM_PFN(pagemap_of(p)));
+	return p;
+}
+
 /*
  * debugfs hwpoison/corrupt-pfn: memory_failure() on a frame by number,
  * nobody signalled at once; the process that maps it gets SIGBUS
@@ -280,15 +296,11 @@ static void case_soft_offline(void)
  */
 static void case_corrupt_pfn(void)
 {
-	const char *path = "/sys/kernel/debug/hwpoison/corrupt-pfn";
-	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	const char *path = CORRUPT_PFN;
 	long corrupted = hardware_corrupted_kb();
-	char text[32];
+	char text[32], *p = two_pages('c', text);
 
-	CHECK(p != MAP_FAILED);
 	CHECK(mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) == 0 || errno == EBUSY);
-	memset(p, 'c', 2 * PAGE);
-	snprintf(text, sizeof(text), "%#llx\n", (unsigned long long)PM_PFN(pagemap_of(p)));
 	buses = 0;
 	CHECK(write_text(path, text) == (long)strlen(text));
 	CHECK(buses == 0);				/* no signal until the page is touched */
@@ -311,13 +323,10 @@ static void case_corrupt_pfn(void)
  */
 static void case_early_kill(void)
 {
-	const char *path = "/sys/kernel/debug/hwpoison/corrupt-pfn";
 	const char *sysctl = "/proc/sys/vm/memory_failure_early_kill";
-	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char text[32];
+	char text[32], *p = two_pages('e', text);
 	int got;
 
-	CHECK(p != MAP_FAILED);
 	CHECK(prctl(PR_MCE_KILL_GET, 0, 0, 0, 0) == PR_MCE_KILL_DEFAULT);
 	CHECK(prctl(PR_MCE_KILL, PR_MCE_KILL_SET, 7, 0, 0) == -1 && errno == EINVAL);
 	CHECK(prctl(PR_MCE_KILL, PR_MCE_KILL_CLEAR, 1, 0, 0) == -1 && errno == EINVAL);
@@ -326,12 +335,10 @@ static void case_early_kill(void)
 	      write_text(sysctl, "0\n") == 2);
 	CHECK(prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_EARLY, 0, 0) == 0);
 	CHECK(prctl(PR_MCE_KILL_GET, 0, 0, 0, 0) == PR_MCE_KILL_EARLY);
-	memset(p, 'e', 2 * PAGE);
-	snprintf(text, sizeof(text), "%#llx\n", (unsigned long long)PM_PFN(pagemap_of(p)));
 	buses = 0;
 	got = sigsetjmp(env, 1);
 	if (!got)
-		CHECK(write_text(path, text) == (long)strlen(text));
+		CHECK(write_text(CORRUPT_PFN, text) == (long)strlen(text));
 	CHECK(got && buses == 1 && bus_code == BUS_MCEERR_AO && bus_addr == p && bus_lsb == 12);
 	CHECK(touch_bus(p + 5) == 1);		/* and a touch is AR, as before */
 	CHECK(p[PAGE] == 'e');
@@ -339,7 +346,7 @@ static void case_early_kill(void)
 	CHECK(prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_LATE, 0, 0) == 0);
 	snprintf(text, sizeof(text), "%#llx\n", (unsigned long long)PM_PFN(pagemap_of(p + PAGE)));
 	buses = 0;
-	CHECK(write_text(path, text) == (long)strlen(text) && buses == 0);
+	CHECK(write_text(CORRUPT_PFN, text) == (long)strlen(text) && buses == 0);
 	CHECK(touch_bus(p + PAGE) == 1);
 	CHECK(prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_DEFAULT, 0, 0) == 0);
 	munmap(p, 2 * PAGE);
@@ -355,16 +362,11 @@ static void case_early_kill(void)
  */
 static void case_unpoison(void)
 {
-	const char *corrupt = "/sys/kernel/debug/hwpoison/corrupt-pfn";
-	const char *unpoison = "/sys/kernel/debug/hwpoison/unpoison-pfn";
-	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	const char *unpoison = UNPOISON_PFN;
+	char text[32], *p = two_pages('u', text);
 	long corrupted;
-	char text[32];
 
-	CHECK(p != MAP_FAILED);
-	memset(p, 'u', 2 * PAGE);
-	snprintf(text, sizeof(text), "%#llx\n", (unsigned long long)PM_PFN(pagemap_of(p)));
-	CHECK(write_text(corrupt, text) == (long)strlen(text));
+	CHECK(write_text(CORRUPT_PFN, text) == (long)strlen(text));
 	corrupted = hardware_corrupted_kb();
 	CHECK(write_text(unpoison, text) == -EBUSY);
 	CHECK(touch_bus(p) == 1);			/* still poisoned */
