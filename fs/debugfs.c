@@ -10,9 +10,9 @@
  *                      page cache, "1" every one (parsed here, split by
  *                      mm/huge_memory.c)
  *   hwpoison/corrupt-pfn 0200: a frame number: memory_failure() on it, as a
- *                      software-made error (Linux's hwpoison-inject module;
- *                      its unpoison-pfn is not there: Quire cannot take a
- *                      frame back while hwpoison entries may name it)
+ *                      software-made error (Linux's hwpoison-inject module)
+ *   hwpoison/unpoison-pfn 0200: a frame number: unpoison_memory() on it
+ *                      (not while a hwpoison entry names it: EBUSY)
  *   gup_test           0600: Linux's CONFIG_GUP_TEST ioctls, for its gup_test,
  *                      gup_longterm and cow selftests (mm/gup_test.c)
  */
@@ -185,10 +185,10 @@ static const struct pseudo_ops split_huge_pages_ops = { .store = split_huge_page
  * signalled at once: a process meets the hwpoison entry when it touches
  * the page.
  */
-static int corrupt_pfn_store(struct pseudo_file *pf, const char *buf, size_t len)
+/* A frame number as Linux's debugfs attributes read it; -EINVAL if it is none. */
+static int parse_pfn(const char *buf, size_t len, long long *pfn)
 {
 	char text[32];
-	long long pfn;
 
 	len = strnlen(buf, len);
 	if (len && buf[len - 1] == '\n')
@@ -197,13 +197,36 @@ static int corrupt_pfn_store(struct pseudo_file *pf, const char *buf, size_t len
 		return -EINVAL;
 	memcpy(text, buf, len);
 	text[len] = '\0';
-	if (kstrtoll(text, 0, &pfn))
+	return kstrtoll(text, 0, pfn) ? -EINVAL : 0;
+}
+
+static int corrupt_pfn_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	long long pfn;
+
+	if (parse_pfn(buf, len, &pfn))
 		return -EINVAL;
 	pr_info("Injecting memory failure at pfn %#llx\n", pfn);
 	return memory_failure((unsigned long)pfn, MF_SW_SIMULATED);
 }
 
 static const struct pseudo_ops corrupt_pfn_ops = { .store = corrupt_pfn_store };
+
+/*
+ * hwpoison/unpoison-pfn, Linux's: the frame goes back to the allocator
+ * (unpoison_memory: EBUSY while anything holds it or, Quire's rule, a
+ * hwpoison entry names it; EOPNOTSUPP after a real machine check).
+ */
+static int unpoison_pfn_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	long long pfn;
+
+	if (parse_pfn(buf, len, &pfn))
+		return -EINVAL;
+	return unpoison_memory((unsigned long)pfn);
+}
+
+static const struct pseudo_ops unpoison_pfn_ops = { .store = unpoison_pfn_store };
 
 int debugfs_init(void)
 {
@@ -222,6 +245,8 @@ int debugfs_init(void)
 		err = -ENOMEM;
 	if (!err)
 		err = pseudo_create(hwpoison, "corrupt-pfn", 0200, &corrupt_pfn_ops, NULL);
+	if (!err)
+		err = pseudo_create(hwpoison, "unpoison-pfn", 0200, &unpoison_pfn_ops, NULL);
 	if (!err)
 		err = pseudo_create(debugfs_root, "gup_test", 0600, &gup_test_ops, NULL);
 	if (err)

@@ -12,6 +12,7 @@
  *   /proc/mounts, /proc/self/mounts   the mount table (fs/mount.c)
  *   /proc/kpageflags      8 bytes of KPF_* flags per page frame (mm/task_mmu.c)
  *   /proc/sys/vm/drop_caches   accepts 1-4; nothing is reclaimable
+ *   /proc/sys/vm/memory_failure_early_kill   0 or 1 (mm/memory-failure.c)
  *   /proc/<pid>           the caller's own pid only: /proc/self
  *   /proc/quire/mm_verify Quire's own, no Linux file: reading it runs
  *                         mm_verify_system() and returns the problems found
@@ -34,6 +35,7 @@
 #include <quire/mm.h>
 #include <quire/gup.h>
 #include <quire/string.h>
+#include <quire/memory-failure.h>
 #include "internal.h"
 
 struct pseudo_node *proc_root;
@@ -107,6 +109,36 @@ static int drop_caches_store(struct pseudo_file *pf, const char *buf, size_t len
 }
 
 static const struct pseudo_ops drop_caches_ops = { .store = drop_caches_store };
+
+/*
+ * /proc/sys/vm/memory_failure_early_kill: 0 (late kill, the default) or 1:
+ * what threads that made no prctl(PR_MCE_KILL) choice get when a page
+ * they map is poisoned (include/quire/memory-failure.h). Else EINVAL.
+ */
+static ssize_t early_kill_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	return scnprintf(buf, size, "%d\n", READ_ONCE(sysctl_memory_failure_early_kill));
+}
+
+static int early_kill_store(struct pseudo_file *pf, const char *buf, size_t len)
+{
+	char val[24];
+	size_t n = strnlen(buf, len);
+	long long v;
+
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	if (!n || n >= sizeof(val))
+		return -EINVAL;
+	memcpy(val, buf, n);
+	val[n] = '\0';
+	if (kstrtoll(val, 10, &v) || v < 0 || v > 1)
+		return -EINVAL;
+	WRITE_ONCE(sysctl_memory_failure_early_kill, (int)v);
+	return 0;
+}
+
+static const struct pseudo_ops early_kill_ops = { .show = early_kill_show, .store = early_kill_store };
 
 /* ---- /proc/self: the opener's mm ---- */
 
@@ -276,6 +308,7 @@ static const struct {
 	{ .parent = ROOT, .name = "sys", .dir = SYS },
 	{ .parent = SYS, .name = "vm", .dir = VM },
 	{ .parent = VM, .name = "drop_caches", .mode = 0200, .ops = &drop_caches_ops },
+	{ .parent = VM, .name = "memory_failure_early_kill", .mode = 0644, .ops = &early_kill_ops },
 };
 
 int procfs_init(void)

@@ -123,6 +123,7 @@ static long do_clone(const struct clone_args_k *a)
 	child->set_child_tid = a->flags & CLONE_CHILD_SETTID ? a->child_tid : NULL;
 	child->clear_child_tid = a->flags & CLONE_CHILD_CLEARTID ? a->child_tid : NULL;
 	child->mempolicy = parent->mempolicy;
+	child->mce_kill = parent->mce_kill;	/* (a pending machine check stays the parent's) */
 	if (!thread)
 		memcpy(child->rlim, parent->group_leader->rlim, sizeof(child->rlim));
 	if (!thread && parent->group_leader->exe_path &&

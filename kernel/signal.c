@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) "signal: " fmt
 #include <quire/signal.h>
+#include <quire/memory-failure.h>
 #include <quire/itimer.h>
 #include <quire/process.h>
 #include <quire/syscalls.h>
@@ -674,6 +675,32 @@ void force_sig_mceerr(int si_code, unsigned long addr, short lsb, const char *wh
 	force_sig_info(q, SIGBUS);
 }
 
+bool send_sig_mceerr_early(struct task *leader, unsigned long addr, short lsb,
+			   bool early_default)
+{
+	struct sighand_struct *sh = leader->sighand;
+	siginfo_t info = { .si_signo = SIGBUS, .si_code = BUS_MCEERR_AO };
+	unsigned long flags;
+	struct task *t;
+	bool sent = false;
+
+	if (!sh)
+		return false;
+	info.f.fault.addr = addr;
+	info.f.fault.addr_lsb = lsb;
+	lock_sighand(sh, &flags);
+	list_for_each_entry(t, &sh->threads, thread_node) {
+		u8 policy = READ_ONCE(t->mce_kill);
+
+		if (policy & MCE_KILL_PROCESS ? !(policy & MCE_KILL_EARLY) : !early_default)
+			continue;
+		sent = send_signal_locked(t, SIGBUS, alloc_user_sigqueue(SIGBUS, &info), false) == 0;
+		break;
+	}
+	unlock_sighand(sh, flags);
+	return sent;
+}
+
 /* Take the first queued instance of sig from p (the bit stays if another waits). */
 static bool dequeue_from(struct sighand_struct *sh, struct sigpending *p, int sig,
 			 siginfo_t *info, const char **why)
@@ -1021,6 +1048,11 @@ void exit_to_user_mode(struct pt_regs *regs, bool from_syscall)
 	bool restart = from_syscall && (long)regs->rax <= -ERESTARTSYS &&
 		       (long)regs->rax >= -ERESTART_RESTARTBLOCK;
 
+	if (t->mce_count) {		/* a machine check in user mode (kernel/mce_kill.c) */
+		local_irq_enable();
+		mce_kill_me_maybe();
+		local_irq_disable();
+	}
 	if (!t->sighand || (!signal_pending(t) && !restart && !t->restore_sigmask))
 		return;
 	local_irq_enable();

@@ -436,6 +436,7 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[84] = sys_rmdir,
 	[87] = sys_unlink,
 	[110] = sys_getppid,
+	[157] = sys_prctl,
 	[158] = sys_arch_prctl,
 	[162] = sys_sync,
 	[169] = sys_reboot,

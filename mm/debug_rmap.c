@@ -4,7 +4,8 @@
  *      (PMD), in total, pages mapped); refcount >= mapcount + pins;
  *   4. every present user PTE/PMD maps a folio whose rmap reaches that VMA,
  *      and rmap_walk of a mapped folio finds exactly its mappings;
- *   6. a pinned anonymous page is anon-exclusive; an anon-exclusive page
+ *   6. a pinned anonymous page is anon-exclusive (mapped or not: a folio
+ *      pinned after its munmap is checked too); an anon-exclusive page
  *      is mapped once (by one process), and only it may be writable;
  *   7. no user entry maps a free frame, a kernel page or a hwpoisoned page.
  * The page-table side (verify_mm_entries) walks each mm's entries; the folio
@@ -112,13 +113,42 @@ static void rmap_count(struct folio *folio, struct rmap_count *c)
 }
 
 /*
+ * The pins of a folio, mapped or not (invariants 3 and 6 as far as the
+ * counts tell), of whose references the caller holds `held`: a large
+ * folio's _pincount is never negative and refcount >= mapcount + pins; a
+ * pinned anonymous page is anon-exclusive: a small folio that may be
+ * pinned is, and a large one with pins has at least one such page (its
+ * pins are counted per folio, not per page: which pages are pinned is
+ * not recorded, and its other pages may be shared).
+ */
+static void verify_pins(struct folio *folio, int held)
+{
+	bool large = folio_test_large(folio), exclusive = false;
+	int pins = large ? atomic_read(&folio->_pincount) : 0;
+
+	if (pins < 0)
+		folio_problem(folio, "pincount %d: more unpins than pins", pins);
+	if (folio_ref_count(folio) - held < folio_mapcount(folio) + pins)
+		folio_problem(folio, "refcount %d (%d of them the check's) below mapcount %d + pins %d",
+			      folio_ref_count(folio), held, folio_mapcount(folio), pins);
+	if (!folio_test_anon(folio) || !folio_maybe_dma_pinned(folio))
+		return;
+	for (unsigned long i = 0; i < folio_nr_pages(folio) && !exclusive; i++)
+		exclusive = PageAnonExclusive(folio_page(folio, i));
+	if (!exclusive)
+		folio_problem(folio, "pinned (pincount %d, refcount %d) but %s anon-exclusive "
+			      "(invariant 6)", pins, folio_ref_count(folio),
+			      large ? "none of its pages is" : "not");
+}
+
+/*
  * Invariants 3 and 4 (the walk) and 6 for one mapped folio, of whose
  * references the caller holds `held` for the check. Returns the problems found.
  */
 static int verify_folio_rmap(struct folio *folio, int held)
 {
 	unsigned long nr = folio_nr_pages(folio);
-	int before = reports, total = 0, pages_mapped = 0, pins;
+	int before = reports, total = 0, pages_mapped = 0;
 	struct rmap_count c = { 0 };
 
 	c.ptes = kzalloc(nr * sizeof(int), GFP_KERNEL);
@@ -137,13 +167,6 @@ static int verify_folio_rmap(struct folio *folio, int held)
 		if (PageAnonExclusive(page) && c.ptes[i] + c.pmds > 1)
 			folio_problem(folio, "page %lu is anon-exclusive but mapped %d times",
 				      i, c.ptes[i] + c.pmds);
-		/*
-		 * Pins are counted per folio: only a small folio says which page
-		 * is pinned (a large one may hold shared pages beside the pinned one).
-		 */
-		if (folio_test_anon(folio) && !folio_test_large(folio) &&
-		    folio_maybe_dma_pinned(folio) && c.ptes[i] && !PageAnonExclusive(page))
-			folio_problem(folio, "page %lu is pinned but not anon-exclusive", i);
 		total += c.ptes[i];
 		pages_mapped += c.ptes[i] > 0;
 	}
@@ -157,10 +180,7 @@ static int verify_folio_rmap(struct folio *folio, int held)
 	if (folio_test_large(folio) && folio_nr_pages_mapped(folio) != pages_mapped)
 		folio_problem(folio, "%d pages mapped by PTEs, the counter says %d",
 			      pages_mapped, folio_nr_pages_mapped(folio));
-	pins = folio_test_large(folio) ? atomic_read(&folio->_pincount) : 0;
-	if (folio_ref_count(folio) - held < folio_mapcount(folio) + pins)
-		folio_problem(folio, "refcount %d (%d of them the check's) below mapcount %d + pins %d",
-			      folio_ref_count(folio), held, folio_mapcount(folio), pins);
+	verify_pins(folio, held);
 	if (reports != before && reports <= MAX_REPORTS) {
 		c.print = true;
 		c.pmds = 0;
@@ -351,6 +371,14 @@ static void verify_mapped_folios(void)
 				if ((folio_mapped(folio) || folio_nr_pages_mapped(folio)) &&
 				    folio_try_get(folio)) {
 					verify_folio_rmap(folio, 1);
+					folio_put(folio);
+				} else if (test_page_flag(p, PG_user_alloc) &&
+					   (folio_maybe_dma_pinned(folio) ||
+					    (folio_test_large(folio) &&
+					     atomic_read(&folio->_pincount))) &&
+					   folio_try_get(folio)) {
+					/* Pinned but mapped nowhere (munmap after the pin). */
+					verify_pins(folio, 1);
 					folio_put(folio);
 				}
 			} else if (PageBuddy(p)) {

@@ -26,6 +26,8 @@
 #include <quire/errno.h>
 #include <quire/string.h>
 
+void (*fork_share_hook)(unsigned long addr);
+
 /* The child gets its own copy of one exclusive, maybe-pinned page. */
 static int copy_present_page(struct vm_area_struct *dst_vma, pte_t *dst, pte_t src,
 			     struct page *page, unsigned long addr)
@@ -115,6 +117,9 @@ static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_
 					continue;
 				}
 			}
+			/* Shared from now on: its pages are no longer anon-exclusive. */
+			if (fork_share_hook)
+				fork_share_hook(addr);
 		} else {
 			folio_dup_file_rmap_ptes(folio, page, nr, dst_vma);
 		}
@@ -203,12 +208,30 @@ static int copy_pmd_leaf(struct vm_area_struct *dst_vma, struct vm_area_struct *
 	return 0;
 }
 
+/*
+ * Linux's mm->write_protect_seq: odd while fork makes a private mapping's
+ * pages shared. GUP-fast pins nothing while it is odd and gives back what
+ * it pinned when it changed meanwhile (mm/gup.c): fork decides to share a
+ * page by reading its pin count, and a pin taken by the lockless walk
+ * just after that read would otherwise name a page the child shares.
+ * The increments are locked instructions: each is ordered before fork's
+ * reads of the pin counts that follow it, as the walk's grab (locked too)
+ * is before its second read of the count.
+ */
+static void write_protect_seq_inc(struct mm_struct *mm)
+{
+	__atomic_fetch_add(&mm->write_protect_seq, 1, __ATOMIC_SEQ_CST);
+}
+
 static int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
 {
 	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
+	bool cow = !(src_vma->vm_flags & VM_SHARED);
 	int err = 0;
 
 	mmap_assert_write_locked(src_mm);
+	if (cow)
+		write_protect_seq_inc(src_mm);
 	for (unsigned long addr = src_vma->vm_start, next; addr < src_vma->vm_end && !err;
 	     addr = next) {
 		pte_t *src_pmd = pmd_lookup(src_mm->pgd, addr, false), *dst_pmd;
@@ -225,6 +248,8 @@ static int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct
 		if (!err && READ_ONCE(*src_pmd) && !pmd_leaf(READ_ONCE(*src_pmd)))
 			err = copy_pte_range(dst_vma, src_vma, dst_pmd, src_pmd, addr, next);
 	}
+	if (cow)
+		write_protect_seq_inc(src_mm);
 	return err;
 }
 

@@ -47,6 +47,7 @@ const char *const gup_event_names[NR_GUP_EVENTS] = {
 };
 
 void (*gup_fast_hook)(unsigned long addr);
+void (*gup_fast_pte_hook)(unsigned long addr);
 
 static void count_gup(enum gup_event e, long n)
 {
@@ -62,6 +63,11 @@ static bool folio_is_zero(struct folio *folio)
 
 int try_grab_folio(struct folio *folio, int refs, unsigned int flags)
 {
+	/*
+	 * The caller's hold (the lock of a table whose entry maps the folio)
+	 * keeps it referenced: a count of 0 here is a freed or frozen folio.
+	 */
+	VM_BUG_ON_FOLIO(folio_ref_count(folio) <= 0, folio);
 	if (flags & FOLL_GET) {
 		folio_ref_add(folio, refs);
 		count_gup(GUP_GRAB_ATOMICS, 1);
@@ -100,15 +106,21 @@ void gup_put_folio(struct folio *folio, int refs, unsigned int flags)
 }
 
 /*
- * The lockless walk's grab: refs references unless the folio is being
- * freed or frozen (refcount 0), then the pins. NULL: leave the page to
- * the slow path. The caller rechecks the entries it read.
+ * The lockless walk's grab: refs references on expect (the folio the
+ * caller found page in when it counted the run) unless the folio is being
+ * freed or frozen (refcount 0) or page is no longer in it (split), then
+ * the pins. NULL: leave the page to the slow path. The caller rechecks
+ * the entries it read.
  */
-static struct folio *try_grab_folio_fast(struct page *page, int refs, unsigned int flags)
+static struct folio *try_grab_folio_fast(struct page *page, struct folio *expect, int refs,
+					 unsigned int flags)
 {
 	struct folio *folio = page_folio(page);
 	int add = refs;
 
+	/* Split since the run was read: refs would land on one piece only. */
+	if (folio != expect)
+		return NULL;
 	if ((flags & FOLL_PIN) && !folio_test_large(folio))
 		add = refs * GUP_PIN_COUNTING_BIAS;
 	for (;;) {
@@ -120,8 +132,13 @@ static struct folio *try_grab_folio_fast(struct page *page, int refs, unsigned i
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			break;
 	}
-	/* The page may have left the folio (split) before the reference: start again slowly. */
-	if (page_folio(page) != folio) {
+	/*
+	 * Split before the reference (a split freezes the count: none after
+	 * it): the page may have left the folio, or the folio (its first page
+	 * keeps the address) may have shrunk under the run. Start again slowly.
+	 */
+	if (page_folio(page) != folio ||
+	    page_to_pfn(page) + (unsigned long)refs > folio_pfn(folio) + folio_nr_pages(folio)) {
 		folio_put_refs(folio, add);
 		return NULL;
 	}
@@ -231,14 +248,17 @@ static bool can_follow_write(struct vm_area_struct *vma, pte_t entry, struct pag
  * the value pte) map consecutive pages of page's folio, all present with
  * the same write bit, none needing an unshare; at most max_nr (the caller
  * bounded it by the page table, end and the VMA), never past the folio.
+ * The table's lock ptl is held: the entries cannot change meanwhile.
  */
 static unsigned long follow_pte_batch(struct vm_area_struct *vma, pte_t *ptep, pte_t pte,
-				      struct page *page, unsigned long max_nr, unsigned int flags)
+				      struct page *page, unsigned long max_nr, unsigned int flags,
+				      spinlock_t *ptl)
 {
 	struct folio *folio = page_folio(page);
 	unsigned long left = folio_pfn(folio) + folio_nr_pages(folio) - page_to_pfn(page);
 	unsigned long nr = 1;
 
+	lockdep_assert_held(ptl);
 	if (!gup_batching || !folio_test_large(folio))
 		return 1;
 	if (max_nr > left)
@@ -278,6 +298,8 @@ static struct page *follow_page_mask(struct vm_area_struct *vma, unsigned long a
 	spinlock_t *ptl;
 	unsigned long nr;
 
+	/* The VMA and its page tables stay while mmap_lock is held (for reading). */
+	mmap_assert_locked(mm);
 	*err = 0;
 	*fault_flags = (flags & FOLL_WRITE) ? FAULT_FLAG_WRITE : 0;
 	if (!pmd || !READ_ONCE(*pmd))
@@ -327,7 +349,7 @@ static struct page *follow_page_mask(struct vm_area_struct *vma, unsigned long a
 	}
 	nr = follow_pte_batch(vma, ptep, entry, page,
 			      (min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, limit) - addr) >> PAGE_SHIFT,
-			      flags);
+			      flags, ptl);
 	*err = try_grab_folio(page_folio(page), (int)nr, flags);
 	pte_unmap_unlock(ptep, ptl);
 	*nr_pages = nr;
@@ -474,6 +496,7 @@ static long gup_locked(struct mm_struct *mm, unsigned long start, unsigned long 
 	long ret;
 	int tries = 0;
 
+	mmap_assert_locked(mm);
 	if ((flags & FOLL_PIN) && (flags & FOLL_GET))
 		return -EINVAL;
 	if (!(flags & (FOLL_PIN | FOLL_GET)) || !pages)
@@ -627,7 +650,9 @@ static unsigned long gup_fast_pte_range(pte_t *pmdp, pte_t pmdval, unsigned long
 				nr++;
 			}
 		}
-		folio = try_grab_folio_fast(page, (int)nr, flags);
+		if (gup_fast_pte_hook)
+			gup_fast_pte_hook(addr + (got << PAGE_SHIFT));
+		folio = try_grab_folio_fast(page, folio, (int)nr, flags);
 		if (!folio)
 			break;
 		/* Still the same entries under the same table? */
@@ -666,7 +691,7 @@ static unsigned long gup_fast_pmd_leaf(pte_t *pmdp, pte_t pmdval, unsigned long 
 	if (!gup_batching)
 		nr = 1;
 	while (got < (end - addr) >> PAGE_SHIFT) {
-		folio = try_grab_folio_fast(page + got, (int)nr, flags);
+		folio = try_grab_folio_fast(page + got, page_folio(page), (int)nr, flags);
 		if (!folio)
 			break;
 		if (READ_ONCE(*pmdp) != pmdval) {	/* split, zapped or migrated meanwhile */
@@ -691,9 +716,16 @@ static unsigned long gup_fast(struct mm_struct *mm, unsigned long start, unsigne
 			      unsigned int flags, struct page **pages)
 {
 	unsigned long addr = start, end = start + (nr_pages << PAGE_SHIFT), got = 0;
+	unsigned int seq = 0;
 	cpumask_t me;
 	unsigned long irq;
 
+	/* A fork sharing this mm's pages right now: a pin waits for the slow path. */
+	if (flags & FOLL_PIN) {
+		seq = __atomic_load_n(&mm->write_protect_seq, __ATOMIC_ACQUIRE);
+		if (seq & 1)
+			return 0;
+	}
 	irq = arch_local_irq_save();
 	me = cpumask_of(smp_processor_id());
 	/* A full barrier (locked): the join is seen before any entry is read. */
@@ -718,6 +750,16 @@ static unsigned long gup_fast(struct mm_struct *mm, unsigned long start, unsigne
 			break;
 	}
 	arch_local_irq_restore(irq);
+	/*
+	 * A fork started meanwhile may have decided to share a page before
+	 * our pin showed (mm/fork_copy.c): give everything back. Our grabs
+	 * were locked instructions, so this read comes after them.
+	 */
+	if ((flags & FOLL_PIN) && got &&
+	    __atomic_load_n(&mm->write_protect_seq, __ATOMIC_SEQ_CST) != seq) {
+		release_pages_taken(pages, got, flags);
+		got = 0;
+	}
 	count_gup(GUP_FAST_PAGES, (long)got);
 	return got;
 }

@@ -59,7 +59,7 @@ static void count_fault_fallback(void)
 }
 
 /* A 2 MiB folio for haddr of vma, on the node the memory policy says. */
-static struct folio *alloc_pmd_folio(struct vm_area_struct *vma, unsigned long haddr)
+struct folio *alloc_pmd_folio(struct vm_area_struct *vma, unsigned long haddr)
 {
 	gfp_t gfp = __GFP_ZERO | __GFP_MOVABLE | __GFP_THISNODE | __GFP_NOWARN;
 	struct folio *folio = mpol_folio_alloc(gfp, HPAGE_PMD_ORDER, vma, haddr);
@@ -92,7 +92,8 @@ vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long 
 	ptl = pmd_lock(mm, pmd);
 	if (!*pmd) {
 		/* Release: the folio's zeroes before the mapping (Linux: __folio_mark_uptodate). */
-		set_pmd_release(pmd, pfn_pmd(folio_pfn(folio), true, vma->vm_flags & VM_EXEC));
+		set_pmd_release(pmd, pmd_mkdirty(pfn_pmd(folio_pfn(folio), vma->vm_flags & VM_WRITE,
+							  vma->vm_flags & VM_EXEC)));
 		folio_add_new_anon_rmap(folio, vma, haddr, RMAP_EXCLUSIVE);
 		pgtable_deposit(mm, pmd, table);
 		atomic_long_add(HPAGE_PMD_NR, &mm->rss);

@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) "madvise: " fmt
 #include <quire/mmap.h>
+#include <quire/huge_mm.h>
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/errno.h>
@@ -90,6 +91,8 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 		return modify_vma_flags(mm, start, end, VM_NOHUGEPAGE, VM_HUGEPAGE, false);
 	case MADV_NOHUGEPAGE:
 		return modify_vma_flags(mm, start, end, VM_HUGEPAGE, VM_NOHUGEPAGE, false);
+	case MADV_COLLAPSE:
+		return madvise_collapse(mm, start, end);
 	case MADV_POPULATE_READ:
 	case MADV_POPULATE_WRITE:
 		/* It faults, which takes mmap_lock: callers use madvise_populate, unlocked. */

@@ -19,7 +19,9 @@
  *   anything else              a kernel page: ignored (left as it is).
  * The caller that consumed the error (MF_ACTION_REQUIRED) gets SIGBUS
  * BUS_MCEERR_AR at once when it maps the page; other processes meet the
- * hwpoison entry when they touch it (Linux's default, late kill). When the
+ * hwpoison entry when they touch it (Linux's default, late kill), or, if
+ * they asked for early kill (prctl PR_MCE_KILL, vm.memory_failure_early_kill),
+ * get SIGBUS BUS_MCEERR_AO at once (kernel/mce_kill.c). When the
  * last reference to the page goes, the allocator keeps it out of its
  * lists (mm/page_alloc.c, free_block_checked).
  *
@@ -49,7 +51,8 @@
 #include <asm/pgtable.h>
 
 static DEFINE_MUTEX(mf_mutex);
-static long poisoned;				/* frames marked since boot */
+static long poisoned;				/* frames marked now */
+static bool hw_memory_failure;			/* a real error was seen: no unpoisoning */
 static unsigned long mf_stats[MAX_NUMNODES][NR_MF_RESULTS];
 
 static const char *const result_name[NR_MF_RESULTS] = {
@@ -89,11 +92,47 @@ static bool take_poisoned_off_buddy(struct page *page)
 
 /* ---- unmapping ---- */
 
+#define MF_MAX_VICTIMS	16	/* address spaces told early; more are told late (logged) */
+
 struct hwpoison_walk {
 	struct page *page;
 	int flags;
 	unsigned long kill_addr;	/* where the caller maps it (MF_ACTION_REQUIRED); 0: nowhere */
+	/* Other address spaces that mapped it, referenced, and where: for early kill. */
+	struct { struct mm_struct *mm; unsigned long addr; } victims[MF_MAX_VICTIMS];
+	unsigned int nr_victims;
+	bool victims_dropped;
 };
+
+int sysctl_memory_failure_early_kill;
+
+/* Remember mm (a reference taken) as one to tell early, once per address space. */
+static void note_victim(struct hwpoison_walk *w, struct mm_struct *mm, unsigned long addr)
+{
+	for (unsigned int i = 0; i < w->nr_victims; i++)
+		if (w->victims[i].mm == mm)
+			return;
+	if (w->nr_victims == MF_MAX_VICTIMS) {
+		w->victims_dropped = true;
+		return;
+	}
+	if (!atomic_add_unless(&mm->mm_users, 1, 0))
+		return;			/* exiting: nobody to tell */
+	w->victims[w->nr_victims].mm = mm;
+	w->victims[w->nr_victims++].addr = addr;
+}
+
+/* After the unmap: SIGBUS BUS_MCEERR_AO to each early-kill process; the references go. */
+static void kill_victims_early(struct hwpoison_walk *w)
+{
+	for (unsigned int i = 0; i < w->nr_victims; i++) {
+		memory_failure_kill_early(w->victims[i].mm, w->victims[i].addr);
+		mmput(w->victims[i].mm);
+	}
+	if (w->victims_dropped)
+		pr_warn("%#lx: more than %d address spaces map it: the rest are told when they touch it\n",
+			page_to_pfn(w->page), MF_MAX_VICTIMS);
+}
 
 /* rmap_walk callback: each PTE of vma mapping the page becomes a hwpoison entry. */
 static bool unmap_hwpoison_one(struct folio *folio, struct vm_area_struct *vma,
@@ -113,8 +152,12 @@ static bool unmap_hwpoison_one(struct folio *folio, struct vm_area_struct *vma,
 		atomic_long_dec(&mm->rss);
 		flush_tlb_mm_range(mm, pvmw.address, pvmw.address + PAGE_SIZE);
 		folio_put(folio);	/* the mapping's reference; ours keeps it alive */
-		if ((w->flags & MF_ACTION_REQUIRED) && current && mm == current->mm && !w->kill_addr)
-			w->kill_addr = pvmw.address;
+		if ((w->flags & MF_ACTION_REQUIRED) && current && mm == current->mm) {
+			if (!w->kill_addr)
+				w->kill_addr = pvmw.address;
+		} else {
+			note_victim(w, mm, pvmw.address);
+		}
 	}
 	return true;
 }
@@ -161,6 +204,7 @@ static int handle_user_folio(struct page *page, struct folio *folio, int flags)
 	if (w.kill_addr)
 		force_sig_mceerr(BUS_MCEERR_AR, w.kill_addr, PAGE_SHIFT,
 				 "memory error in a page it maps (BUS_MCEERR_AR)");
+	kill_victims_early(&w);
 	return ret;
 }
 
@@ -183,6 +227,8 @@ int memory_failure(unsigned long pfn, int flags)
 	}
 	SetPageHWPoison(page);
 	__atomic_fetch_add(&poisoned, 1, __ATOMIC_RELAXED);
+	if (!(flags & MF_SW_SIMULATED))
+		WRITE_ONCE(hw_memory_failure, true);
 	if (PageReserved(page) || PageSlab(page)) {
 		ret = action_result(page, "reserved or slab kernel page", MF_IGNORED);
 		goto out;
@@ -298,6 +344,89 @@ int soft_offline_page(unsigned long pfn, int flags)
 		__atomic_fetch_add(&poisoned, 1, __ATOMIC_RELAXED);
 out:
 	mutex_unlock(&mf_mutex);
+	return ret;
+}
+
+/* ---- unpoison ---- */
+
+static DEFINE_MUTEX(unpoison_mutex);
+
+struct entry_search {
+	struct mmu_walk walk;
+	unsigned long pfn;
+	bool found;
+};
+
+static void search_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
+{
+	struct entry_search *s = container_of(w, struct entry_search, walk);
+
+	if (is_swap_pte(pte) && is_hwpoison_entry(pte_to_swp_entry(pte)) &&
+	    swp_offset_pfn(pte_to_swp_entry(pte)) == s->pfn)
+		s->found = true;
+}
+
+static void search_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd)
+{
+	/* A 2 MiB mapping is never a hwpoison entry (memory_failure splits first). */
+}
+
+/*
+ * Whether a hwpoison entry in any page table names pfn, with every mm held
+ * for writing under mm_list_lock, as mm_verify_system does (its lock order:
+ * mm_list_lock, then each mmap_lock; nobody else holds two). While pfn
+ * stays poisoned no new entry can name it (only memory_failure() makes
+ * them, for a frame it has just marked; fork and mremap copy or move
+ * existing ones), so a search that finds none stays true.
+ */
+static bool hwpoison_entries_name(unsigned long pfn)
+{
+	struct entry_search s = { .walk = { .pte = search_pte, .pmd = search_pmd }, .pfn = pfn };
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+
+	mutex_lock(&mm_list_lock);
+	list_for_each_entry(mm, &mm_list, mm_list)
+		down_write(&mm->mmap_lock);
+	list_for_each_entry(mm, &mm_list, mm_list)
+		list_for_each_entry(vma, &mm->vmas, vm_list)
+			if (!s.found)
+				walk_range(mm, vma->vm_start, vma->vm_end, &s.walk);
+	list_for_each_entry(mm, &mm_list, mm_list)
+		up_write(&mm->mmap_lock);
+	mutex_unlock(&mm_list_lock);
+	return s.found;
+}
+
+int unpoison_memory(unsigned long pfn)
+{
+	struct page *page;
+	int ret = -EBUSY;
+
+	if (!pfn_valid(pfn))
+		return -ENXIO;
+	page = pfn_to_page(pfn);
+	mutex_lock(&unpoison_mutex);	/* one at a time: the frame stays poisoned while searched */
+	if (READ_ONCE(hw_memory_failure)) {
+		pr_info("Unpoison: %#lx: disabled after HW memory failure\n", pfn);
+		ret = -EOPNOTSUPP;
+	} else if (!PageHWPoison(page)) {
+		pr_info("Unpoison: %#lx: page was already unpoisoned\n", pfn);
+	} else if (hwpoison_entries_name(pfn)) {
+		pr_info("Unpoison: %#lx: a hwpoison entry still names it (unmap it first)\n", pfn);
+	} else {
+		mutex_lock(&mf_mutex);
+		/* Only a frame nobody holds: not a page-cache page, not a kernel page. */
+		if (PageHWPoison(page) && put_page_back_buddy(page)) {
+			__atomic_fetch_sub(&poisoned, 1, __ATOMIC_RELAXED);
+			pr_info("Unpoison: Software-unpoisoned page %#lx\n", pfn);
+			ret = 0;
+		} else {
+			pr_info("Unpoison: %#lx: someone holds the hwpoison page\n", pfn);
+		}
+		mutex_unlock(&mf_mutex);
+	}
+	mutex_unlock(&unpoison_mutex);
 	return ret;
 }
 

@@ -544,7 +544,8 @@ static int __handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma, p
 	pte_t *p;
 
 	mmap_assert_locked(mm);
-	if (!READ_ONCE(*pmd) && writable && pmd_fault_allowed(vma, addr)) {
+	/* (A forced write of a read-only VMA too: a THP mapped read-only, dirty.) */
+	if (!READ_ONCE(*pmd) && write && pmd_fault_allowed(vma, addr)) {
 		vm_fault_t huge = do_huge_pmd_anonymous_page(vma, addr, pmd);
 
 		if (huge != VM_FAULT_FALLBACK)

@@ -371,6 +371,26 @@ bool take_page_off_buddy(struct page *page)
 	return taken;
 }
 
+bool put_page_back_buddy(struct page *page)
+{
+	pg_data_t *pgdat = NODE_DATA(page_to_nid(page));
+	unsigned long flags;
+	bool back = false;
+
+	/* Under the node's lock, as mm_verify counts: never seen unmarked and not free. */
+	spin_lock_irqsave(&pgdat->lock, flags);
+	if (PageHWPoison(page) && !PageBuddy(page) && !PageReserved(page) && !PageSlab(page) &&
+	    !PageHead(page) && !PageTail(page) && !atomic_read(&page->_refcount)) {
+		ClearPageHWPoison(page);
+		free_one_block(pgdat, page_to_pfn(page), 0);
+		back = true;
+	}
+	spin_unlock_irqrestore(&pgdat->lock, flags);
+	if (back)
+		mod_node_stat(pgdat, NR_FREE_PAGES, 1);
+	return back;
+}
+
 static void free_block_checked(struct page *page, unsigned int order);
 static void __free_block(struct page *page, unsigned int order);
 

@@ -37,6 +37,8 @@ const char *const thp_vm_event_names[NR_THP_VM_EVENTS] = {
 	[THP_SPLIT_PAGE_FAILED] = "thp_split_page_failed",
 	[THP_DEFERRED_SPLIT_PAGE] = "thp_deferred_split_page",
 	[THP_SPLIT_PMD] = "thp_split_pmd",
+	[THP_COLLAPSE_ALLOC] = "thp_collapse_alloc",
+	[THP_COLLAPSE_ALLOC_FAILED] = "thp_collapse_alloc_failed",
 };
 
 const char *const mthp_stat_names[NR_MTHP_STAT_ITEMS] = {

@@ -129,5 +129,11 @@ extern const struct pseudo_ops gup_test_ops;
  * read a PMD and before it takes the pages (NULL normally).
  */
 extern void (*gup_fast_hook)(unsigned long addr);
+/*
+ * Test hook: called by the lockless walk with interrupts off, after it
+ * read the PTEs of a run and before it takes the run's folio (the window
+ * its re-read of the entries closes); NULL normally.
+ */
+extern void (*gup_fast_pte_hook)(unsigned long addr);
 
 #endif

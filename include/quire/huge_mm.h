@@ -126,6 +126,13 @@ unsigned long deferred_split_queue_len(void);
  * one is skipped), with the mm's mmap_lock held for reading. How many
  * were split, of how many large enough: *split, *total.
  */
+/*
+ * MADV_COLLAPSE (mm/khugepaged.c): each aligned 2 MiB block of the private
+ * anonymous VMAs in [start, end) mapped by a PMD-mapped THP, a copy of what
+ * its page table mapped. mmap_lock held for writing. 0, -EINVAL, -EAGAIN,
+ * -ENOMEM (a hole in the range, or no 2 MiB folio), as Linux.
+ */
+int madvise_collapse(struct mm_struct *mm, unsigned long start, unsigned long end);
 void split_huge_pages_in_mm(struct mm_struct *mm, unsigned long start, unsigned long end,
 			    unsigned int new_order, unsigned long *split, unsigned long *total);
 void split_huge_pages_all(unsigned long *split, unsigned long *total);
@@ -144,6 +151,8 @@ enum thp_vm_event {
 	THP_SPLIT_PAGE_FAILED,
 	THP_DEFERRED_SPLIT_PAGE,	/* a PMD-order folio queued for deferred split */
 	THP_SPLIT_PMD,			/* a PMD mapping turned into PTE mappings */
+	THP_COLLAPSE_ALLOC,		/* MADV_COLLAPSE made a THP of a PTE-mapped range */
+	THP_COLLAPSE_ALLOC_FAILED,	/* ... and had no 2 MiB folio for it */
 	NR_THP_VM_EVENTS,
 };
 

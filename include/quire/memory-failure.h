@@ -63,8 +63,56 @@ unsigned long num_poisoned_pages(void);
 /* Frames of node nid with each result (sysfs nodeN/memory_failure/). */
 unsigned long memory_failure_stat(int nid, enum mf_result r);
 
+/*
+ * Early kill (docs/mm/memory-failure.md): a process that maps a page when
+ * memory_failure() takes it away may ask to hear of it at once, SIGBUS
+ * BUS_MCEERR_AO, instead of when it touches the page. Per thread, set by
+ * prctl(PR_MCE_KILL) (task->mce_kill, Linux's PF_MCE_PROCESS and
+ * PF_MCE_EARLY); a thread that set nothing follows
+ * /proc/sys/vm/memory_failure_early_kill (0 or 1; 0 by default, as Linux).
+ */
+#define MCE_KILL_PROCESS	0x1	/* the thread chose: MCE_KILL_EARLY says which */
+#define MCE_KILL_EARLY		0x2
+extern int sysctl_memory_failure_early_kill;
+struct mm_struct;
+/*
+ * kernel/mce_kill.c: SIGBUS BUS_MCEERR_AO at addr to the early-kill thread
+ * of each process whose address space is mm. Takes spinlocks only.
+ */
+void memory_failure_kill_early(struct mm_struct *mm, unsigned long addr);
+/*
+ * kernel/mce_kill.c: the machine check the current thread took in user
+ * mode (task->mce_addr): memory_failure(MF_ACTION_REQUIRED) for its frame,
+ * which sends the SIGBUS; SIGBUS anyway when it fails. Run on the way back
+ * to user mode (exit_to_user_mode), in process context: it sleeps.
+ */
+void mce_kill_me_maybe(void);
+/* task->mce_addr of a machine check without an address: SIGBUS, nothing to poison. */
+#define MCE_ADDR_NONE	(~0ULL)
+/* kernel/mce_kill.c: prctl's PR_MCE_KILL (how, policy) and PR_MCE_KILL_GET, Linux's errors. */
+long prctl_mce_kill(u64 how, u64 policy, u64 a4, u64 a5);
+long prctl_mce_kill_get(u64 a2, u64 a3, u64 a4, u64 a5);
+
+/*
+ * Linux's unpoison_memory (debugfs hwpoison/unpoison-pfn), for tests: give
+ * a frame poisoned by software (MADV_HWPOISON, corrupt-pfn, soft offline)
+ * back to the allocator. 0; -EBUSY when it is not poisoned, still in use
+ * (a reference, a page-cache page, a kernel page), or, Quire's own rule
+ * (mm_verify, invariant 7), a hwpoison entry in some page table still
+ * names it; -EOPNOTSUPP once a real machine check poisoned any frame (as
+ * Linux); -ENXIO for no frame. Holds every mmap_lock for a moment (as
+ * mm_verify_system): the caller holds none. Sleeps.
+ */
+int unpoison_memory(unsigned long pfn);
+
 /* mm/page_alloc.c: take a free frame out of the buddy lists for good. */
 struct page;
 bool take_page_off_buddy(struct page *page);
+/*
+ * mm/page_alloc.c: a poisoned frame kept out of the allocator (no
+ * reference) goes back to the free lists, unmarked. false when it is not
+ * such a frame.
+ */
+bool put_page_back_buddy(struct page *page);
 
 #endif

@@ -99,9 +99,14 @@ typedef enum {
 	VM_FAULT_OOM,		/* no memory for what the fault needs */
 } vm_fault_t;
 
-/* A write fault in a PMD-aligned 2 MiB hole: FALLBACK when no 2 MiB folio is to be had. */
+/*
+ * A write fault in a PMD-aligned 2 MiB hole (a forced one of a read-only
+ * VMA too: mapped read-only and dirty): FALLBACK when no 2 MiB folio is to be had.
+ */
 vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
 				       pte_t *pmd);
+/* A 2 MiB folio (zeroed) for haddr of vma, on the node the memory policy says. */
+struct folio *alloc_pmd_folio(struct vm_area_struct *vma, unsigned long haddr);
 /* A write to a read-only PMD mapping: FALLBACK when the PMD was split (or is gone). */
 vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pmd);
 /*

@@ -70,6 +70,7 @@
 #define MADV_PAGEOUT	21
 #define MADV_POPULATE_READ	22
 #define MADV_POPULATE_WRITE	23
+#define MADV_COLLAPSE		25	/* copy a range's pages into THPs now (mm/khugepaged.c) */
 #define MADV_HWPOISON		100	/* poison the pages (root; mm/memory-failure.c) */
 #define MADV_SOFT_OFFLINE	101
 
@@ -123,6 +124,11 @@ struct mm_struct {
 	 * table's page, mm/huge_memory.c): how many, updated atomically.
 	 */
 	unsigned long nr_deposited;
+	/*
+	 * Odd while fork copies a private mapping's entries (Linux's
+	 * write_protect_seq): GUP-fast pins give way to it (mm/fork_copy.c).
+	 */
+	unsigned int write_protect_seq;
 	struct list_head mm_list;	/* in the list of every mm (mm_verify) */
 };
 
@@ -266,6 +272,13 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long
 
 /* Copy an address space for fork: private pages shared copy-on-write (mm/fork_copy.c). */
 struct mm_struct *dup_mm(struct mm_struct *old);
+/*
+ * Test hook: called by fork with the parent's page-table lock held, after
+ * a run of anonymous pages at addr was made shared (no longer
+ * anon-exclusive) and before the parent's entries lose write access;
+ * NULL normally.
+ */
+extern void (*fork_share_hook)(unsigned long addr);
 
 /* Boot: the shared zero page. */
 void zero_page_init(void);

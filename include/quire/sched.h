@@ -142,6 +142,17 @@ struct task {
 	 */
 	u64 trap_nr, trap_err, trap_cr2;
 	u64 robust_list;		/* set_robust_list (recorded) */
+	/*
+	 * Machine checks (kernel/mce_kill.c, docs/mm/memory-failure.md).
+	 * mce_kill: prctl(PR_MCE_KILL)'s policy for this thread (MCE_KILL_*
+	 * bits of quire/memory-failure.h), inherited by fork and clone.
+	 * mce_addr, mce_count: a machine check this thread took in user mode
+	 * whose memory_failure() has not run yet; it runs on the way back to
+	 * user mode (Linux's kill_me_maybe task work), not on the #MC's stack.
+	 */
+	u8 mce_kill;
+	int mce_count;
+	u64 mce_addr;
 	struct mempolicy mempolicy;	/* set_mempolicy; inherited by fork (mm/mempolicy.c) */
 	/*
 	 * ITIMER_REAL (kernel/itimer.c): SIGALRM when it expires. Kept across

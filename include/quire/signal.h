@@ -131,6 +131,14 @@ int send_sig_kernel(int sig, struct task *t);
 void force_sig_fault(int sig, int si_code, unsigned long addr, const char *why);
 /* The same with si_addr_lsb (BUS_MCEERR_AR: the poisoned granule's size). */
 void force_sig_mceerr(int si_code, unsigned long addr, short lsb, const char *why);
+/*
+ * Linux's early kill (find_early_kill_thread, send_sig_mceerr): SIGBUS
+ * BUS_MCEERR_AO with si_addr addr and si_addr_lsb lsb to the first thread
+ * of leader's process that asked for it (prctl PR_MCE_KILL early), or, with
+ * early_default, to the first thread that set no policy. Whether one got it.
+ */
+bool send_sig_mceerr_early(struct task *leader, unsigned long addr, short lsb,
+			   bool early_default);
 
 /*
  * On every return to user mode, interrupts on: deliver pending signals

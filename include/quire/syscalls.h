@@ -142,4 +142,7 @@ struct file;
 long mmap_file_prepare(struct file *f, u64 len, u64 prot, u64 flags, struct file **mapped);
 long shmem_file_setup(u64 size, struct file **out);
 
+/* kernel/prctl.c */
+long sys_prctl(SYSCALL_ARGS);
+
 #endif

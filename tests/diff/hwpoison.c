@@ -10,6 +10,7 @@
  * Frame numbers are never printed, only whether they changed.
  */
 #include "diff.h"
+#include "hwpoison_user.h"
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -19,60 +20,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#define PAGE			4096UL
-#define PM_PRESENT		(1ULL << 63)
-#define PM_SWAP			(1ULL << 62)
-#define PM_PFN(e)		((e) & ((1ULL << 55) - 1))
-#ifndef MADV_HWPOISON
-#define MADV_HWPOISON		100
-#endif
-#ifndef MADV_SOFT_OFFLINE
-#define MADV_SOFT_OFFLINE	101
-#endif
 #define THP_DIR			"/sys/kernel/mm/transparent_hugepage"
-
-static sigjmp_buf env;
-static volatile int bus_code, bus_lsb, buses;
-static void *volatile bus_addr;
-
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)uc;
-	buses++;
-	bus_code = si->si_code;
-	bus_addr = si->si_addr;
-	bus_lsb = si->si_addr_lsb;
-	siglongjmp(env, 1);
-}
-
-static uint64_t pagemap_of(const void *addr)
-{
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	uint64_t e = 0;
-
-	if (fd >= 0 && pread(fd, &e, 8, (off_t)((uintptr_t)addr / PAGE) * 8) != 8)
-		e = 0;
-	if (fd >= 0)
-		close(fd);
-	return e;
-}
-
-static long hardware_corrupted_kb(void)
-{
-	static char buf[8192];
-	int fd = open("/proc/meminfo", O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	char *at;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	at = strstr(buf, "HardwareCorrupted:");
-	return at ? strtol(at + strlen("HardwareCorrupted:"), NULL, 10) : -1;
-}
 
 static long corrupted_before;
 

@@ -11,7 +11,10 @@
  *     read-only private mapping through a private copy; Linux's errors;
  *   - GUP-fast against the slow path, and racing a PMD split and a munmap
  *     on another CPU (made to happen inside the walk by gup_fast_hook);
- *   - FOLL_LONGTERM moves a folio off the slow tier first.
+ *   - FOLL_LONGTERM moves a folio off the slow tier first, and fails
+ *     (-ENOMEM) when it cannot be moved;
+ *   - the slow path asserts its mmap_lock rule (DEBUG_LOCKS builds).
+ * The races GUP claims to handle are the gup_race suite's (gup_race_test.c).
  * mm_verify must report nothing after each.
  */
 #include <quire/gup.h>
@@ -20,7 +23,8 @@
 #include <quire/errno.h>
 #include <quire/printk.h>
 #include <quire/percpu.h>
-#include "thp_test.h"
+#include <quire/debug_locks.h>
+#include "gup_test.h"
 
 #define MAX_PIN	512
 
@@ -43,16 +47,14 @@ static long pin(struct mm_struct *mm, unsigned long addr, unsigned long nr, unsi
 	return ret;
 }
 
-/* The pins a folio holds: _pincount, or what the bias says for a small folio. */
-static int pins_of(struct folio *folio)
+int gupt_pins_of(struct folio *folio)
 {
 	if (folio_test_large(folio))
 		return atomic_read(&folio->_pincount);
 	return (folio_ref_count(folio) - folio_mapcount(folio)) / GUP_PIN_COUNTING_BIAS;
 }
 
-/* Map 2 MiB at addr and fault it in with folios of order (only that order enabled). */
-static int map_order(struct mm_struct *mm, unsigned long addr, unsigned int order)
+int gupt_map_order(struct mm_struct *mm, unsigned long addr, unsigned int order)
 {
 	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
 		thp_set_order_mode(o, o == order ? THP_ALWAYS : THP_NEVER);
@@ -63,15 +65,18 @@ static int map_order(struct mm_struct *mm, unsigned long addr, unsigned int orde
 	return thpt_order_of(mm, addr) == (int)order ? 0 : -EINVAL;
 }
 
-/* thpt_begin, then a new mm with 2 MiB at AREA in folios of order; NULL (reported) on failure. */
-static struct mm_struct *begin_mapped(struct ktest *t, struct thp_ctx *c, unsigned int order)
+struct mm_struct *gupt_begin_mapped(struct ktest *t, struct thp_ctx *c, unsigned int order,
+				    bool two_nodes)
 {
 	struct mm_struct *mm;
 	int err;
 
-	thpt_begin(t, c);
+	if (two_nodes)
+		thpt_begin_two_nodes(t, c);
+	else
+		thpt_begin(t, c);
 	mm = thpt_new_mm(c);
-	err = mm ? map_order(mm, AREA, order) : -ENOMEM;
+	err = mm ? gupt_map_order(mm, AREA, order) : -ENOMEM;
 	KEXPECT_EQ(t, err, 0);
 	return err ? NULL : mm;
 }
@@ -93,7 +98,7 @@ static void pins_every_folio_order(struct ktest *t)
 		struct folio *folio;
 		int refs;
 
-		CHECK_EQ(t, map_order(mm, a, order), 0);
+		CHECK_EQ(t, gupt_map_order(mm, a, order), 0);
 		folio = thpt_folio_of(mm, a);
 		refs = folio_ref_count(folio);
 		CHECK_EQ(t, pin(mm, a, nr, FOLL_WRITE), (long)nr);
@@ -104,7 +109,7 @@ static void pins_every_folio_order(struct ktest *t)
 			}
 		KEXPECT_TRUE(t, folio_maybe_dma_pinned(folio));
 		/* A small folio: one pin; a large one: one pin per page of it pinned. */
-		KEXPECT_EQ(t, pins_of(folio), order ? (int)min(nr, 1UL << order) : 1);
+		KEXPECT_EQ(t, gupt_pins_of(folio), order ? (int)min(nr, 1UL << order) : 1);
 		KEXPECT_EQ(t, mm_verify(), 0);
 		unpin_user_pages(pages, nr);
 		KEXPECT_FALSE(t, folio_maybe_dma_pinned(folio));
@@ -131,7 +136,7 @@ static void batched_and_per_page_counts(struct ktest *t)
 	struct thp_ctx c;
 	struct mm_struct *mm;
 
-	mm = begin_mapped(t, &c, 4);
+	mm = gupt_begin_mapped(t, &c, 4, false);
 	CHECK(t, mm != NULL);
 	for (int batched = 1; batched >= 0; batched--) {
 		long s = gev(GUP_FOLLOW_STEPS), g = gev(GUP_GRAB_ATOMICS), f;
@@ -175,7 +180,7 @@ static void unpin_dirty_lock_dirties(struct ktest *t)
 	struct mm_struct *mm;
 	struct folio *f0, *f1;
 
-	mm = begin_mapped(t, &c, 4);
+	mm = gupt_begin_mapped(t, &c, 4, false);
 	CHECK(t, mm != NULL);
 	f0 = thpt_folio_of(mm, a);
 	f1 = thpt_folio_of(mm, a + SZ_64K);
@@ -208,7 +213,7 @@ static void pinned_folio_refused_by_migration_and_split(struct ktest *t)
 	target = thpt_begin_two_nodes(t, &c);
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 4), 0);
+	CHECK_EQ(t, gupt_map_order(mm, a, 4), 0);
 	folio = thpt_folio_of(mm, a);
 	pfn = folio_pfn(folio);
 	CHECK_EQ(t, pin(mm, a + SZ_4K, 2, FOLL_WRITE), 2);
@@ -235,7 +240,7 @@ static void fork_copies_a_pinned_page(struct ktest *t)
 	struct thp_ctx c;
 	struct mm_struct *mm, *child;
 
-	mm = begin_mapped(t, &c, 0);
+	mm = gupt_begin_mapped(t, &c, 0, false);
 	CHECK(t, mm != NULL);
 	thpt_write_pattern(mm, a, SZ_16K, 4);
 	CHECK_EQ(t, pin(mm, a, 1, FOLL_WRITE), 1);	/* the first page only */
@@ -263,7 +268,7 @@ static void readonly_pin_unshares_a_shared_page(struct ktest *t)
 	struct mm_struct *mm, *child;
 	unsigned long pfn;
 
-	mm = begin_mapped(t, &c, 4);
+	mm = gupt_begin_mapped(t, &c, 4, false);
 	CHECK(t, mm != NULL);
 	thpt_write_pattern(mm, a, SZ_64K, 5);
 	child = thpt_fork_mm(&c, mm);
@@ -345,12 +350,12 @@ static void gup_fast_takes_what_is_mapped(struct ktest *t)
 	thpt_begin(t, &c);
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, HPAGE_PMD_ORDER), 0);
+	CHECK_EQ(t, gupt_map_order(mm, a, HPAGE_PMD_ORDER), 0);
 	CHECK(t, thpt_huge_pmd(mm, a) != NULL);
 	/* A PMD mapping from its middle: the rest of it in one go. */
 	CHECK_EQ(t, gup_fast_mm(mm, a + SZ_1M, 256, FOLL_PIN | FOLL_WRITE, pages, true), 256);
 	KEXPECT_PTR_EQ(t, pages[255], thpt_page_of(mm, a + SZ_2M - SZ_4K));
-	KEXPECT_EQ(t, pins_of(thpt_folio_of(mm, a)), 256);
+	KEXPECT_EQ(t, gupt_pins_of(thpt_folio_of(mm, a)), 256);
 	unpin_user_pages(pages, 256);
 	/* Nothing mapped: the lockless walk takes nothing; with the fallback, everything. */
 	CHECK_EQ(t, thpt_map_anon(mm, b, 8 * SZ_4K), b);
@@ -447,7 +452,7 @@ static void gup_fast_races(struct ktest *t, bool munmap)
 	}
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, munmap ? 0 : HPAGE_PMD_ORDER), 0);
+	CHECK_EQ(t, gupt_map_order(mm, a, munmap ? 0 : HPAGE_PMD_ORDER), 0);
 	r.mm = mm;
 	r.addr = a;
 	r.freed_before = mm->pgtables_freed;
@@ -470,7 +475,7 @@ static void gup_fast_races(struct ktest *t, bool munmap)
 		/* The PMD changed under the walk: what it took was given back. */
 		KEXPECT_EQ(t, got, 0);
 		KEXPECT_TRUE(t, thpt_huge_pmd(mm, a) == NULL);
-		KEXPECT_EQ(t, pins_of(thpt_folio_of(mm, a)), 0);
+		KEXPECT_EQ(t, gupt_pins_of(thpt_folio_of(mm, a)), 0);
 		/* The slow path then pins the PTE-mapped pages. */
 		CHECK_EQ(t, gup_fast_mm(mm, a, 16, FOLL_PIN | FOLL_WRITE, pages, false), 16);
 		unpin_user_pages(pages, 16);
@@ -501,24 +506,36 @@ static int slow_node(void)
 	return NUMA_NO_NODE;
 }
 
+/*
+ * gupt_begin_mapped with 64 KiB folios, the first moved to the slow tier
+ * (*slow; the case skips without one); NULL (reported) on failure.
+ */
+static struct mm_struct *begin_on_slow_tier(struct ktest *t, struct thp_ctx *c, int *slow)
+{
+	struct mm_struct *mm;
+
+	*slow = slow_node();
+	if (*slow == NUMA_NO_NODE)
+		ktest_skip(t, "no slow-tier node");
+	mm = gupt_begin_mapped(t, c, 4, false);
+	if (mm && thpt_move_folio(mm, AREA, *slow, NULL)) {
+		KEXPECT_TRUE(t, false);		/* the folio did not move to the slow tier */
+		return NULL;
+	}
+	return mm;
+}
+
 static void longterm_pin_moves_off_the_slow_tier(struct ktest *t)
 {
 	const unsigned long a = AREA;
-	int slow = slow_node();
 	struct thp_ctx c;
 	struct mm_struct *mm;
 	long moved;
+	int slow;
 
-	thpt_begin(t, &c);
-	if (slow == NUMA_NO_NODE) {
-		thpt_end(t, &c);
-		ktest_skip(t, "no slow-tier node");
-	}
-	mm = thpt_new_mm(&c);
+	mm = begin_on_slow_tier(t, &c, &slow);
 	CHECK(t, mm != NULL);
-	CHECK_EQ(t, map_order(mm, a, 4), 0);
 	thpt_write_pattern(mm, a, SZ_64K, 6);
-	CHECK_EQ(t, thpt_move_folio(mm, a, slow, NULL), 0);
 	CHECK_EQ(t, page_to_nid(thpt_page_of(mm, a)), slow);
 	/* A short-term pin leaves it there. */
 	CHECK_EQ(t, pin(mm, a, 16, FOLL_WRITE), 16);
@@ -539,6 +556,82 @@ out:
 	thpt_end(t, &c);
 }
 
+/* A long-term pin of a folio on the slow tier that cannot move (referenced) fails, as Linux. */
+static void longterm_pin_fails_when_the_folio_cannot_move(struct ktest *t)
+{
+	const unsigned long a = AREA;
+	struct page *held;
+	struct folio *folio;
+	struct thp_ctx c;
+	struct mm_struct *mm;
+	int refs, slow;
+
+	mm = begin_on_slow_tier(t, &c, &slow);
+	CHECK(t, mm != NULL);
+	folio = thpt_folio_of(mm, a);
+	CHECK_EQ(t, folio_nid(folio), slow);
+	/* A reference (FOLL_GET) keeps the folio where it is: migration cannot move it. */
+	CHECK_EQ(t, pin(mm, a + SZ_4K, 1, FOLL_GET), 1);
+	held = pages[0];
+	refs = folio_ref_count(folio);
+	KEXPECT_EQ(t, pin(mm, a, 16, FOLL_WRITE | FOLL_LONGTERM), -ENOMEM);
+	KEXPECT_EQ(t, gupt_pins_of(folio), 0);		/* nothing left pinned */
+	KEXPECT_EQ(t, folio_ref_count(folio), refs);
+	KEXPECT_PTR_EQ(t, thpt_folio_of(mm, a), folio);
+	KEXPECT_EQ(t, folio_nid(folio), slow);
+	/* The lockless walk leaves it to the slow path. */
+	KEXPECT_EQ(t, gup_fast_mm(mm, a, 16, FOLL_PIN | FOLL_LONGTERM, pages, true), 0);
+	KEXPECT_EQ(t, mm_verify(), 0);
+	/* The reference gone, the same pin moves it and succeeds. */
+	put_page(held);
+	CHECK_EQ(t, pin(mm, a, 16, FOLL_WRITE | FOLL_LONGTERM), 16);
+	KEXPECT_NE(t, page_to_nid(pages[0]), slow);
+	KEXPECT_PTR_EQ(t, thpt_page_of(mm, a), pages[0]);
+	unpin_user_pages(pages, 16);
+out:
+	thpt_end(t, &c);
+}
+
+/* ---- 8. lock assertions ---- */
+
+#ifdef DEBUG_LOCKS
+#define ASSERTS() atomic_read(&lock_debug_counts.assert_not_held)
+
+/*
+ * The slow path's mmap_lock rule is asserted, not only written down: a
+ * pin without the lock is reported by gup_locked, __get_user_pages and
+ * follow_page_mask (one step: a page mapped), and nothing with it.
+ */
+static void slow_path_asserts_mmap_lock(struct ktest *t)
+{
+	const unsigned long a = AREA;
+	struct thp_ctx c;
+	struct mm_struct *mm;
+	int before;
+	u64 pos;
+
+	mm = gupt_begin_mapped(t, &c, 0, false);
+	CHECK(t, mm != NULL);
+	before = ASSERTS();
+	CHECK_EQ(t, pin(mm, a, 1, 0), 1);
+	unpin_user_page(pages[0]);
+	KEXPECT_EQ(t, ASSERTS(), before);
+	pos = printk_log_pos();
+	/* Nobody else uses this mm: the walk is safe, only the rule is broken. */
+	CHECK_EQ(t, pin_user_pages_remote(mm, a, 1, 0, pages, NULL), 1);
+	unpin_user_page(pages[0]);
+	KEXPECT_EQ(t, ASSERTS(), before + 3);
+	KEXPECT_TRUE(t, printk_log_contains(pos, "BUG: lock not held: rwsem &(mm)->mmap_lock"));
+out:
+	thpt_end(t, &c);
+}
+#else
+static void slow_path_asserts_mmap_lock(struct ktest *t)
+{
+	ktest_skip(t, "built without DEBUG_LOCKS");
+}
+#endif
+
 KTEST_SUITE(gup,
 	    KTEST_CASE(pins_every_folio_order),
 	    KTEST_CASE(batched_and_per_page_counts),
@@ -550,4 +643,6 @@ KTEST_SUITE(gup,
 	    KTEST_CASE(gup_fast_takes_what_is_mapped),
 	    KTEST_CASE(gup_fast_races_a_pmd_split),
 	    KTEST_CASE(gup_fast_races_munmap),
-	    KTEST_CASE(longterm_pin_moves_off_the_slow_tier));
+	    KTEST_CASE(longterm_pin_moves_off_the_slow_tier),
+	    KTEST_CASE(longterm_pin_fails_when_the_folio_cannot_move),
+	    KTEST_CASE(slow_path_asserts_mmap_lock));

@@ -13,6 +13,7 @@
 #include <quire/huge_mm.h>
 #include <quire/rmap.h>
 #include <quire/migrate.h>
+#include <quire/gup.h>
 #include <quire/pte.h>
 #include <quire/numa.h>
 #include <quire/slab.h>
@@ -136,7 +137,7 @@ static unsigned long zero_pfn;	/* learnt from the first read fault */
 enum op {
 	OP_MMAP, OP_WRITE, OP_READ, OP_MUNMAP, OP_MPROTECT, OP_DONTNEED, OP_MADV_FLAGS,
 	OP_FORK, OP_EXIT, OP_SPLIT_PMD, OP_SPLIT_FOLIO, OP_DEFERRED_SCAN, OP_THP, OP_MREMAP,
-	OP_MIGRATE, NR_OPS
+	OP_MIGRATE, OP_PIN, OP_UNPIN, OP_COLLAPSE, NR_OPS
 };
 static struct {
 	unsigned long ops[NR_OPS];
@@ -144,6 +145,12 @@ static struct {
 	unsigned long cow, enomem, efault, pmd_splits, folio_splits, folio_split_einval;
 	unsigned long deferred_split, sweeps, checks, outside, mm_steps;
 	unsigned long remap_moves, remap_in_place, remap_errors;
+	/* pins: by kind (pin, pin fast, get, get fast), pages, and what they met */
+	unsigned long pin_ops[4], pin_pages, pin_longterm, pin_efault, pin_enomem, pin_partial;
+	unsigned long unpins, unpin_dirty, device_writes, pin_checks;
+	unsigned long fork_pin_copies, migrate_pin_stayed, split_pin_refused;
+	/* MADV_COLLAPSE: blocks made PMD-mapped, and calls by result */
+	unsigned long collapsed, collapse_ok, collapse_einval, collapse_eagain, collapse_enomem;
 } st;
 
 /* What must come back, and the settings to restore (mmr_snapshot). */
@@ -385,6 +392,191 @@ static void check_mm_counters(struct tmm *t)
 		      t->mm->nr_deposited, pmds);
 }
 
+/* ---- pins: what the sequence holds with pin_user_pages and get_user_pages ---- */
+
+#define MMR_MAX_PINS	16	/* pin records held at once */
+#define MMR_PIN_PAGES	256	/* pages one record holds at most */
+
+/*
+ * One pin_user_pages or get_user_pages call whose pages the sequence still
+ * holds: they stay held across any later steps (munmap, mprotect, fork,
+ * migration, splits, madvise, mremap, exit of the mm) until op_unpin.
+ */
+struct pin_rec {
+	int mm_id;		/* the tmm pinned from (it may have exited since) */
+	unsigned long start;	/* the address of pages[0] when pinned */
+	unsigned long nr;
+	unsigned int flags;	/* FOLL_PIN or FOLL_GET, FOLL_WRITE, FOLL_LONGTERM */
+	unsigned long step;	/* when (for messages) */
+	struct page **pages;	/* the slot's array, MMR_PIN_PAGES long */
+};
+static struct pin_rec pins[MMR_MAX_PINS];
+static struct page *pin_arrays[MMR_MAX_PINS][MMR_PIN_PAGES];
+static int nr_pins;
+static unsigned long pinned_pages;
+
+/*
+ * The folios the records hold, counted (check_pins): an open-addressing
+ * table keyed by the folio, emptied after each use through used[].
+ */
+#define PIN_HASH	(2 * MMR_MAX_PINS * MMR_PIN_PAGES)
+struct pin_count {
+	struct folio *folio;
+	unsigned int pins, gets;	/* pages of it held by FOLL_PIN / FOLL_GET records */
+};
+static struct pin_count pin_hash[PIN_HASH];
+static unsigned int pin_used[PIN_HASH], nr_pin_used;
+
+static struct pin_count *pin_count_of(struct folio *folio)
+{
+	unsigned int h = (unsigned int)(((unsigned long)folio >> 6) * 0x9e3779b1UL) % PIN_HASH;
+
+	while (pin_hash[h].folio && pin_hash[h].folio != folio)
+		h = (h + 1) % PIN_HASH;
+	if (!pin_hash[h].folio) {
+		pin_hash[h].folio = folio;
+		pin_used[nr_pin_used++] = h;
+	}
+	return &pin_hash[h];
+}
+
+static void pin_counts_clear(void)
+{
+	while (nr_pin_used) {
+		struct pin_count *c = &pin_hash[pin_used[--nr_pin_used]];
+
+		c->folio = NULL;
+		c->pins = c->gets = 0;
+	}
+}
+
+static bool is_zero_page(struct page *page)
+{
+	return is_zero_pfn(page_to_pfn(page));
+}
+
+/* Does the sequence hold a pin (pins) or anything (!pins) on folio? */
+static bool sequence_holds(struct folio *folio, bool pins_only)
+{
+	for (int r = 0; r < nr_pins; r++) {
+		if (pins_only && !(pins[r].flags & FOLL_PIN))
+			continue;
+		for (unsigned long i = 0; i < pins[r].nr; i++)
+			if (page_folio(pins[r].pages[i]) == folio)
+				return true;
+	}
+	return false;
+}
+
+static struct tmm *tmm_by_id(int id)
+{
+	for (int k = 0; k < nr_mms; k++)
+		if (mms[k].id == id)
+			return &mms[k];
+	return NULL;
+}
+
+/* Is page (pinned at addr of the mm with this id) still what that mm maps there? */
+static bool pin_still_mapped(int mm_id, unsigned long addr, struct page *page)
+{
+	struct tmm *t = tmm_by_id(mm_id);
+	struct mmr_mapping m;
+
+	if (!t)
+		return false;
+	m = mmr_lookup(t->mm, addr);
+	return (m.kind == MMR_PTE || m.kind == MMR_PMD) && m.pfn == page_to_pfn(page);
+}
+
+/* Up to max pinned pages of t still mapped at their pinned addresses (and their pfns). */
+static int pinned_and_mapped(struct tmm *t, unsigned long start, unsigned long end,
+			     unsigned long *addrs, unsigned long *pfns, int max)
+{
+	int n = 0;
+
+	for (int r = 0; r < nr_pins; r++) {
+		struct pin_rec *p = &pins[r];
+
+		if (p->mm_id != t->id || !(p->flags & FOLL_PIN))
+			continue;
+		for (unsigned long i = 0; i < p->nr && n < max; i++) {
+			unsigned long a = p->start + (i << PAGE_SHIFT);
+
+			if (a >= start && a < end && !is_zero_page(p->pages[i]) &&
+			    pin_still_mapped(t->id, a, p->pages[i])) {
+				addrs[n] = a;
+				pfns[n++] = page_to_pfn(p->pages[i]);
+			}
+		}
+	}
+	return n;
+}
+
+/* Which records hold folio (a failure's details). */
+static void print_holders(struct folio *folio)
+{
+	for (int r = 0; r < nr_pins; r++)
+		for (unsigned long i = 0; i < pins[r].nr; i++)
+			if (page_folio(pins[r].pages[i]) == folio)
+				mmr_printf("    # held by the %s%s of step %lu: mm%d %#lx, page %lu (pfn %#lx)\n",
+					   pins[r].flags & FOLL_GET ? "get" : "pin",
+					   pins[r].flags & FOLL_WRITE ? " write" : "", pins[r].step,
+					   pins[r].mm_id, pins[r].start, i, page_to_pfn(pins[r].pages[i]));
+}
+
+/*
+ * After every step: each folio the records hold is counted exactly as
+ * they say (docs/mm/gup.md): a large folio's _pincount is its pinned
+ * pages, and refcount = mapcount + pins (a pin of a small folio is
+ * GUP_PIN_COUNTING_BIAS references, of a large one one) + references;
+ * folio_maybe_dma_pinned says so; every pinned page of an anonymous folio
+ * is anon-exclusive (invariant 6), mapped or not.
+ */
+static void check_pins(void)
+{
+	for (int r = 0; r < nr_pins && !mmr.failed; r++) {
+		struct pin_rec *p = &pins[r];
+
+		for (unsigned long i = 0; i < p->nr; i++) {
+			struct page *page = p->pages[i];
+			struct folio *folio = page_folio(page);
+			struct pin_count *c;
+
+			if (is_zero_page(page))
+				continue;	/* a pin of the zero page counts nothing */
+			c = pin_count_of(folio);
+			if (!(p->flags & FOLL_PIN)) {
+				c->gets++;
+				continue;
+			}
+			c->pins++;
+			if (folio_test_anon(folio) && !PageAnonExclusive(page))
+				mmr_failf("page %lu of the pin of mm%d at %#lx (pfn %#lx) is pinned but not "
+					  "anon-exclusive (invariant 6)", i, p->mm_id, p->start,
+					  page_to_pfn(page));
+		}
+	}
+	for (unsigned int u = 0; u < nr_pin_used && !mmr.failed; u++) {
+		struct pin_count *c = &pin_hash[pin_used[u]];
+		struct folio *folio = c->folio;
+		bool large = folio_test_large(folio);
+		long refs = folio_ref_count(folio), maps = folio_mapcount(folio);
+		long want = maps + c->gets + (long)c->pins * (large ? 1 : GUP_PIN_COUNTING_BIAS);
+		int pincount = large ? atomic_read(&folio->_pincount) : 0;
+
+		st.pin_checks++;
+		if (refs != want || (large && pincount != (int)c->pins) ||
+		    folio_maybe_dma_pinned(folio) != (c->pins > 0)) {
+			mmr_failf("folio pfn %#lx order %u: refcount %ld, mapcount %ld, pincount %d, "
+				  "maybe pinned %d; the sequence holds %u pins and %u references",
+				  folio_pfn(folio), folio_order(folio), refs, maps, pincount,
+				  folio_maybe_dma_pinned(folio), c->pins, c->gets);
+			print_holders(folio);
+		}
+	}
+	pin_counts_clear();
+}
+
 /* ---- choosing where ---- */
 
 static struct vm_area_struct *random_vma(struct tmm *t)
@@ -488,12 +680,13 @@ static unsigned long total_free_pages(void)
 static const char *const op_names[NR_OPS] = {
 	"mmap", "write", "read", "munmap", "mprotect", "dontneed", "madv_flags",
 	"fork", "exit", "split_pmd", "split_folio", "deferred_scan", "thp", "mremap", "migrate",
+	"pin", "unpin", "collapse",
 };
 static const unsigned int op_weight[NR_OPS] = {
 	[OP_MMAP] = 10, [OP_WRITE] = 28, [OP_READ] = 10, [OP_MUNMAP] = 7, [OP_MPROTECT] = 7,
 	[OP_DONTNEED] = 6, [OP_MADV_FLAGS] = 4, [OP_FORK] = 3, [OP_EXIT] = 2, [OP_SPLIT_PMD] = 5,
 	[OP_SPLIT_FOLIO] = 7, [OP_DEFERRED_SCAN] = 3, [OP_THP] = 2, [OP_MREMAP] = 6,
-	[OP_MIGRATE] = 4,
+	[OP_MIGRATE] = 4, [OP_PIN] = 6, [OP_UNPIN] = 3, [OP_COLLAPSE] = 3,
 };
 
 static unsigned long random_prot(void)
@@ -740,6 +933,61 @@ static void op_madvise(struct tmm *t, int advice)
 
 static unsigned long find_pmd_mapping(struct tmm *t);
 
+/*
+ * MADV_COLLAPSE of one or two 2 MiB blocks of a random VMA: every result
+ * Linux allows (0, EINVAL, EAGAIN, ENOMEM); a block it says it collapsed
+ * must be PMD-mapped after, and the bytes everywhere must be as before
+ * (the shadow is not touched: a collapse copies, it never changes data).
+ */
+static void op_collapse(struct tmm *t)
+{
+	struct vm_area_struct *v = random_vma(t);
+	unsigned long first, blocks, start, end;
+	bool pmd_ok;
+	int ret;
+
+	if (!v)
+		return;
+	first = ALIGN_UP(v->vm_start, PMD_SIZE);
+	if (first + PMD_SIZE > v->vm_end)
+		return;
+	blocks = (ALIGN_DOWN(v->vm_end, PMD_SIZE) - first) / PMD_SIZE;
+	start = first + rnd(blocks) * PMD_SIZE;
+	end = min(start + (1 + rnd(2)) * PMD_SIZE, ALIGN_DOWN(v->vm_end, PMD_SIZE));
+	describe("collapse mm%d [%#lx, %#lx)", t->id, start, end);
+	down_write(&t->mm->mmap_lock);
+	pmd_ok = !(v->vm_flags & VM_NOHUGEPAGE) && !v->vm_file;
+	ret = do_madvise(t->mm, start, end - start, MADV_COLLAPSE);
+	switch (ret) {
+	case 0:
+		st.collapse_ok++;
+		for (unsigned long a = start; a < end && !mmr.failed; a += PMD_SIZE) {
+			if (mmr_lookup(t->mm, a).kind == MMR_PMD)
+				st.collapsed++;
+			else
+				mmr_failf("MADV_COLLAPSE said 0 but %#lx is not PMD-mapped", a);
+		}
+		if (!pmd_ok)
+			mmr_failf("MADV_COLLAPSE of a NOHUGEPAGE or file VMA said 0");
+		break;
+	case -EINVAL:
+		st.collapse_einval++;
+		break;
+	case -EAGAIN:
+		st.collapse_eagain++;
+		break;
+	case -ENOMEM:
+		st.collapse_enomem++;
+		break;
+	default:
+		mmr_failf("MADV_COLLAPSE returned %d", ret);
+	}
+	up_write(&t->mm->mmap_lock);
+	for (int i = 0; i < 4 && !mmr.failed; i++)
+		check_page(t, start + (rnd((end - start) >> PAGE_SHIFT) << PAGE_SHIFT),
+			   "after MADV_COLLAPSE");
+}
+
 /* Is [start, end) inside one VMA of mm? */
 static bool one_vma(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
@@ -864,8 +1112,9 @@ static void op_mremap(struct tmm *t)
  */
 static void op_migrate(struct tmm *t)
 {
-	unsigned long start, end;
-	int node, n = 0;
+	unsigned long start, end, addrs[32], pfns[32];
+	int node, n = 0, npinned;
+	bool away = false;
 	long left;
 
 	random_range(t, 512, &start, &end);
@@ -875,10 +1124,22 @@ static void op_migrate(struct tmm *t)
 	for (node = 0; !node_has_memory(node) || n--; node++)
 		;
 	describe("migrate mm%d [%#lx, %#lx) to node %d", t->id, start, end, node);
+	npinned = pinned_and_mapped(t, start, end, addrs, pfns, ARRAY_SIZE(addrs));
+	for (int i = 0; i < npinned; i++)
+		away |= page_to_nid(pfn_to_page(pfns[i])) != node;
 	left = migrate_range_to_node(t->mm, start, end, node);
 	if (left < 0 && left != -ENOMEM) {
 		mmr_failf("migrate_range_to_node returned %ld", left);
 		return;
+	}
+	/* A pinned folio is busy: it stays, and the call says some pages did not move. */
+	if (away && left == 0)
+		mmr_failf("migrate_range_to_node moved everything, pinned pages included");
+	for (int i = 0; i < npinned && !mmr.failed; i++) {
+		if (!pin_still_mapped(t->id, addrs[i], pfn_to_page(pfns[i])))
+			mmr_failf("the pinned page pfn %#lx at %#lx was migrated", pfns[i], addrs[i]);
+		else
+			st.migrate_pin_stayed++;
 	}
 	for (unsigned long a = start; a < end && left == 0 && !mmr.failed; a += PAGE_SIZE) {
 		struct mmr_mapping m = mmr_lookup(t->mm, a);
@@ -891,13 +1152,264 @@ static void op_migrate(struct tmm *t)
 	}
 }
 
+/* How many pages from start GUP may take: up to the first hole or VMA it refuses (check_vma_flags). */
+static unsigned long gup_reach(struct mm_struct *mm, unsigned long start, unsigned long nr,
+			       bool write)
+{
+	unsigned long a = start, end = start + (nr << PAGE_SHIFT);
+
+	while (a < end) {
+		struct vm_area_struct *v = find_vma(mm, a);
+
+		if (!v || v->vm_start > a || !(v->vm_flags & (write ? VM_WRITE : VM_READ)))
+			break;
+		a = v->vm_end;
+	}
+	return (min(a, end) - start) >> PAGE_SHIFT;
+}
+
+static void op_unpin(void);
+
+static unsigned long dram_free_pages(void)
+{
+	unsigned long n = 0;
+
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (node_has_memory(nid) && numa_nodes[nid].tier != MEM_TIER_SLOW)
+			n += node_page_state(nid, NR_FREE_PAGES);
+	return n;
+}
+
+/* Does the sequence hold a folio on the slow tier mapped in t's [start, +nr pages)? */
+static bool holds_slow_folio(struct tmm *t, unsigned long start, unsigned long nr)
+{
+	for (unsigned long i = 0; i < nr; i++) {
+		struct mmr_mapping m = mmr_lookup(t->mm, start + (i << PAGE_SHIFT));
+		struct folio *folio = mapping_folio(&m);
+
+		if (folio && numa_nodes[folio_nid(folio)].tier == MEM_TIER_SLOW &&
+		    sequence_holds(folio, false))
+			return true;
+	}
+	return false;
+}
+
+static const char *const pin_kinds[4] = { "pin", "pin_fast", "get", "get_fast" };
+
+/*
+ * Pin (or get) a random range of t, slowly (pin_user_pages_remote,
+ * get_user_pages_remote under mmap_lock) or by the lockless walk with its
+ * fallback (gup_fast_mm), FOLL_WRITE or not, FOLL_LONGTERM now and then.
+ * What comes back is checked at once: the count (Linux's: up to the first
+ * hole or refused VMA, -EFAULT when that is the first page), each page is
+ * the one mapped there now, writable for FOLL_WRITE, a pinned anonymous
+ * page is anon-exclusive and maybe-pinned, a long-term pin is off the slow
+ * tier. The record then stays until op_unpin.
+ */
+static void op_pin(struct tmm *t)
+{
+	unsigned long cap = min(cfg.mem_budget / 4, (unsigned long)MMR_MAX_PINS * MMR_PIN_PAGES);
+	unsigned long start, end, nr, want, r = rnd(100);
+	int kind = r < 45 ? 0 : r < 80 ? 1 : r < 92 ? 2 : 3;
+	bool get = kind >= 2, fast = kind & 1;
+	unsigned int flags = 0;
+	struct pin_rec *p;
+	long ret;
+
+	if (nr_pins == MMR_MAX_PINS || pinned_pages >= cap) {
+		op_unpin();
+		return;
+	}
+	random_range(t, MMR_PIN_PAGES, &start, &end);	/* (a whole VMA may be longer) */
+	nr = min(min((end - start) >> PAGE_SHIFT, cap - pinned_pages), (unsigned long)MMR_PIN_PAGES);
+	if (chance(60))
+		flags |= FOLL_WRITE;
+	if (!get && chance(20))
+		flags |= FOLL_LONGTERM;
+	p = &pins[nr_pins];
+	describe("%s mm%d [%#lx, %#lx) %lu pages%s%s", pin_kinds[kind], t->id, start,
+		 start + (nr << PAGE_SHIFT), nr, flags & FOLL_WRITE ? " write" : "",
+		 flags & FOLL_LONGTERM ? " longterm" : "");
+	want = gup_reach(t->mm, start, nr, flags & FOLL_WRITE);
+	if (fast) {
+		ret = gup_fast_mm(t->mm, start, nr, flags | (get ? FOLL_GET : FOLL_PIN), p->pages,
+				  false);
+	} else {
+		down_read(&t->mm->mmap_lock);
+		ret = get ? get_user_pages_remote(t->mm, start, nr, flags, p->pages, NULL)
+			  : pin_user_pages_remote(t->mm, start, nr, flags, p->pages, NULL);
+		up_read(&t->mm->mmap_lock);
+	}
+	st.pin_ops[kind]++;
+	if (ret > 0) {
+		p->mm_id = t->id;
+		p->start = start;
+		p->nr = (unsigned long)ret;
+		p->flags = flags | (get ? FOLL_GET : FOLL_PIN);
+		p->step = mmr.step;
+		nr_pins++;
+		pinned_pages += p->nr;
+		st.pin_pages += p->nr;
+		st.pin_longterm += !!(flags & FOLL_LONGTERM);
+	}
+	if (!want) {
+		if (ret != -EFAULT)
+			mmr_failf("%s of a range GUP cannot start returned %ld, not -EFAULT",
+				  pin_kinds[kind], ret);
+		st.pin_efault++;
+		return;
+	}
+	if (ret == -ENOMEM || (ret > 0 && (unsigned long)ret < want)) {
+		/*
+		 * Out of memory (a fault, or a long-term pin's migration off the
+		 * slow tier), or a slow-tier folio the sequence holds (a
+		 * reference or a pin keeps it from moving).
+		 */
+		if (ret < 0)
+			st.pin_enomem++;
+		else
+			st.pin_partial++;
+		if (dram_free_pages() > cfg.low_free &&
+		    !((flags & FOLL_LONGTERM) && holds_slow_folio(t, start, want)))
+			mmr_failf("%s returned %ld of %lu pages with %lu pages free on the DRAM nodes",
+				  pin_kinds[kind], ret, want, dram_free_pages());
+	} else if (ret != (long)want) {
+		mmr_failf("%s returned %ld, expected %lu (the range up to the first hole or refused VMA)",
+			  pin_kinds[kind], ret, want);
+		return;
+	}
+	for (long i = 0; i < ret && !mmr.failed; i++) {
+		unsigned long a = start + ((unsigned long)i << PAGE_SHIFT);
+		struct mmr_mapping m = mmr_lookup(t->mm, a);
+		struct page *page = p->pages[i];
+		struct folio *folio = page_folio(page);
+		bool zero = is_zero_page(page);
+
+		if (!m.present || m.kind == MMR_NONE || m.pfn != page_to_pfn(page))
+			mmr_failf("page %ld (pfn %#lx) is not what %#lx maps (%s pfn %#lx)", i,
+				  page_to_pfn(page), a, kind_names[m.kind], m.pfn);
+		else if ((flags & FOLL_WRITE) && (zero || !m.write))
+			mmr_failf("a FOLL_WRITE %s took %s at %#lx, %swritable", pin_kinds[kind],
+				  zero ? "the zero page" : "a page", a, m.write ? "" : "not ");
+		else if (!get && zero && (flags & FOLL_LONGTERM))
+			mmr_failf("a long-term pin took the zero page at %#lx (it must unshare)", a);
+		else if (!get && !zero && (!PageAnonExclusive(page) || !folio_maybe_dma_pinned(folio)))
+			mmr_failf("pinned page at %#lx: anon-exclusive %d, maybe pinned %d", a,
+				  PageAnonExclusive(page), folio_maybe_dma_pinned(folio));
+		else if ((flags & FOLL_LONGTERM) && !zero &&
+			 numa_nodes[folio_nid(folio)].tier == MEM_TIER_SLOW)
+			mmr_failf("a long-term pin left the page at %#lx on slow-tier node %d", a,
+				  folio_nid(folio));
+	}
+	check_page(t, start, "after a pin");
+}
+
+/*
+ * A device's write through a write pin: into a page the mm still maps at
+ * the pinned address (a pinned anonymous page is that mm's alone, so the
+ * shadow is that mm's), a new byte as a write fault does.
+ */
+static void device_write(struct pin_rec *p, unsigned long i)
+{
+	struct page *page = p->pages[i];
+	unsigned long addr = p->start + (i << PAGE_SHIFT), off = rnd(PAGE_SIZE);
+	struct tmm *t = tmm_by_id(p->mm_id);
+	u8 *kaddr;
+	u32 *s;
+
+	if (!t || !in_region(addr) || !pin_still_mapped(p->mm_id, addr, page))
+		return;
+	kaddr = page_address(page);
+	s = shadow_of(t, addr);
+	if (*s)
+		kaddr[SH_OFF(*s)] = 0;
+	kaddr[off] = (u8)(1 + rnd(255));
+	*s = SH_MAKE(off, kaddr[off]);
+	st.device_writes++;
+	for (int k = 0; k < nr_mms; k++)
+		check_page(&mms[k], addr, "after a write through a pin");
+}
+
+/*
+ * Drop a random record: references with put_page; pins with
+ * unpin_user_pages, unpin_user_page one by one, or (a write pin the
+ * "device" wrote through first) unpin_user_pages_dirty_lock(.., true),
+ * after which each folio must be dirty.
+ */
+static void op_unpin(void)
+{
+	struct pin_rec *p, tmp;
+	bool dirty;
+	int i;
+
+	if (!nr_pins) {
+		describe("unpin: nothing pinned");
+		return;
+	}
+	i = (int)rnd((unsigned long)nr_pins);
+	p = &pins[i];
+	dirty = (p->flags & FOLL_PIN) && chance(50);
+	describe("unpin%s mm%d [%#lx, +%lu pages) %s%s", dirty ? "_dirty" : "", p->mm_id, p->start,
+		 p->nr, p->flags & FOLL_GET ? "get" : "pin", p->flags & FOLL_WRITE ? " write" : "");
+	if (p->flags & FOLL_GET) {
+		for (unsigned long j = 0; j < p->nr; j++)
+			put_page(p->pages[j]);
+	} else if (dirty) {
+		if (p->flags & FOLL_WRITE)
+			for (int k = 0; k < 4; k++)
+				device_write(p, rnd(p->nr));
+		/* References of our own, to look at the folios after the pins went. */
+		for (unsigned long j = 0; j < p->nr; j++)
+			if (!is_zero_page(p->pages[j]))
+				folio_get(page_folio(p->pages[j]));
+		unpin_user_pages_dirty_lock(p->pages, p->nr, true);
+		for (unsigned long j = 0; j < p->nr; j++) {
+			struct folio *folio = page_folio(p->pages[j]);
+
+			if (is_zero_page(p->pages[j]))
+				continue;
+			if (!test_page_flag((struct page *)folio, PG_dirty) && !mmr.failed)
+				mmr_failf("unpin_user_pages_dirty_lock left folio pfn %#lx clean",
+					  folio_pfn(folio));
+			folio_put(folio);
+		}
+		st.unpin_dirty++;
+	} else if (chance(30)) {
+		for (unsigned long j = 0; j < p->nr; j++)
+			unpin_user_page(p->pages[j]);
+	} else {
+		unpin_user_pages(p->pages, p->nr);
+	}
+	st.unpins++;
+	pinned_pages -= p->nr;
+	/* Swap with the last: each slot keeps its own array. */
+	tmp = pins[i];
+	pins[i] = pins[nr_pins - 1];
+	pins[nr_pins - 1] = tmp;
+	nr_pins--;
+}
+
+/* Everything the sequence holds, dropped (the end, or a new run). */
+static void unpin_all(void)
+{
+	while (nr_pins)
+		op_unpin();
+}
+
+/*
+ * fork (dup_mm). A pinned anonymous page must not be shared: the parent
+ * keeps it (still mapped where it was), the child gets a copy of it.
+ */
 static void op_fork(struct tmm *t)
 {
+	unsigned long addrs[32], pfns[32];
 	struct vm_area_struct *v;
 	struct mm_struct *child;
 	struct tmm *c;
+	int npinned;
 
 	describe("fork mm%d -> mm%d", t->id, next_id);
+	npinned = pinned_and_mapped(t, 0, ~0UL, addrs, pfns, ARRAY_SIZE(addrs));
 	child = dup_mm(t->mm);
 	if (!child) {
 		if (total_free_pages() > cfg.low_free)
@@ -911,6 +1423,23 @@ static void op_fork(struct tmm *t)
 	list_for_each_entry(v, &t->mm->vmas, vm_list)
 		if (v->vm_flags & VM_DONTCOPY)
 			shadow_clear(c, v->vm_start, v->vm_end);
+	for (int i = 0; i < npinned && !mmr.failed; i++) {
+		struct mmr_mapping pm = mmr_lookup(t->mm, addrs[i]), cm = mmr_lookup(child, addrs[i]);
+
+		v = find_vma(t->mm, addrs[i]);
+		if (pm.pfn != pfns[i] || (pm.kind != MMR_PTE && pm.kind != MMR_PMD))
+			mmr_failf("fork: the parent no longer maps its pinned page pfn %#lx at %#lx "
+				  "(%s pfn %#lx)", pfns[i], addrs[i], kind_names[pm.kind], pm.pfn);
+		else if (v && (v->vm_flags & VM_DONTCOPY))
+			continue;
+		else if (cm.kind != MMR_PTE || cm.pfn == pfns[i])
+			mmr_failf("fork: the child maps %s pfn %#lx at %#lx, where the parent's page "
+				  "pfn %#lx is pinned (it must get a copy)", kind_names[cm.kind], cm.pfn,
+				  addrs[i], pfns[i]);
+		else
+			st.fork_pin_copies++;
+		check_page(c, addrs[i], "after fork, the child's copy of a pinned page");
+	}
 	/* Both see the same bytes: a sample now (the sweep sees them all later). */
 	for (int i = 0; i < 16 && !mmr.failed; i++) {
 		unsigned long a = random_page(c);
@@ -1007,7 +1536,7 @@ static void op_split_folio(struct tmm *t)
 	unsigned int order, new_order;
 	struct folio *folio, *now;
 	struct mmr_mapping m;
-	bool bad_order;
+	bool bad_order, held;
 	int ret, refs, maps;
 
 	if (!addr) {
@@ -1035,6 +1564,7 @@ static void op_split_folio(struct tmm *t)
 		 order, new_order);
 	refs = folio_ref_count(folio);
 	maps = folio_mapcount(folio);
+	held = sequence_holds(folio, false);
 	folio_lock(folio);
 	ret = split_folio_to_order(folio, new_order);
 	folio_unlock(folio);
@@ -1042,6 +1572,12 @@ static void op_split_folio(struct tmm *t)
 		if (ret != -EINVAL)
 			mmr_failf("split to order %u of an order-%u folio returned %d", new_order, order, ret);
 		st.folio_split_einval++;
+	} else if (held) {
+		/* Pinned (or referenced) by the sequence: refused, as Linux (-EAGAIN). */
+		if (ret != -EAGAIN)
+			mmr_failf("split_folio_to_order of a folio the sequence %s returned %d",
+				  sequence_holds(folio, true) ? "pins" : "holds", ret);
+		st.split_pin_refused++;
 	} else if (ret == -EAGAIN) {
 		/* Nothing else holds references or locks here: the counts must have been wrong. */
 		mmr_failf("split_folio_to_order returned -EAGAIN (refcount %d, mapcount %d before)",
@@ -1167,7 +1703,7 @@ static enum op choose_op(void)
 	    chance(60)) {
 		static const enum op give_back[] = {
 			OP_MUNMAP, OP_MUNMAP, OP_MUNMAP, OP_DONTNEED, OP_DONTNEED, OP_DONTNEED,
-			OP_DEFERRED_SCAN, OP_EXIT,
+			OP_DEFERRED_SCAN, OP_EXIT, OP_UNPIN,
 		};
 
 		return give_back[rnd(ARRAY_SIZE(give_back))];
@@ -1220,6 +1756,9 @@ static void do_step(void)
 	case OP_THP:		op_thp(-1); break;
 	case OP_MREMAP:		op_mremap(t); break;
 	case OP_MIGRATE:	op_migrate(t); break;
+	case OP_PIN:		op_pin(t); break;
+	case OP_UNPIN:		op_unpin(); break;
+	case OP_COLLAPSE:	op_collapse(t); break;
 	default:		break;
 	}
 }
@@ -1239,6 +1778,8 @@ static void check_step(void)
 		mmr_failf("the zero page is not zero");
 	for (int k = 0; k < nr_mms && !mmr.failed; k++)
 		check_mm_counters(&mms[k]);
+	if (!mmr.failed)
+		check_pins();
 	for (int k = 0; k < 4 && !mmr.failed; k++) {
 		struct tmm *t = &mms[rnd((unsigned long)nr_mms)];
 		unsigned long a = random_page(t);
@@ -1291,6 +1832,10 @@ void mmr_run(const struct mmr_config *c, unsigned long steps)
 	nr_mms = 0;
 	next_id = 0;
 	zero_pfn = 0;
+	unpin_all();	/* (a run that was not ended) */
+	pinned_pages = 0;
+	for (int k = 0; k < MMR_MAX_PINS; k++)
+		pins[k].pages = pin_arrays[k];
 	thp_focus = HPAGE_PMD_ORDER;
 	rng_state = cfg.seed * 0x9e3779b97f4a7c15ULL + 1;
 	if (!rng_state)
@@ -1343,6 +1888,16 @@ void mmr_run(const struct mmr_config *c, unsigned long steps)
 		   st.deferred_split, st.outside);
 	mmr_printf("    # mremap: %lu moves, %lu in place, %lu refused\n", st.remap_moves,
 		   st.remap_in_place, st.remap_errors);
+	mmr_printf("    # collapse: %lu blocks made PMD-mapped; calls: %lu ok, %lu EINVAL, %lu EAGAIN, "
+		   "%lu ENOMEM\n", st.collapsed, st.collapse_ok, st.collapse_einval,
+		   st.collapse_eagain, st.collapse_enomem);
+	mmr_printf("    # pins: %lu pin, %lu pin_fast, %lu get, %lu get_fast calls, %lu pages "
+		   "(%lu long-term), %lu -EFAULT, %lu -ENOMEM, %lu partial; %lu unpins (%lu dirtying, "
+		   "%lu device writes); %lu folio checks; met: %lu fork copies, %lu kept by migration, "
+		   "%lu splits refused\n", st.pin_ops[0], st.pin_ops[1], st.pin_ops[2], st.pin_ops[3],
+		   st.pin_pages, st.pin_longterm, st.pin_efault, st.pin_enomem, st.pin_partial,
+		   st.unpins, st.unpin_dirty, st.device_writes, st.pin_checks, st.fork_pin_copies,
+		   st.migrate_pin_stayed, st.split_pin_refused);
 }
 
 void mmr_check_orders(bool expect_all)
@@ -1396,6 +1951,7 @@ void mmr_check_splits(void)
 		   thp_event_read(THP_SPLIT_PAGE) - snap.split_page, line);
 	EXPECT_CMP(st.pmd_splits, >=, 1);
 	EXPECT_CMP(thp_event_read(THP_SPLIT_PMD) - snap.split_pmd, >=, st.pmd_splits);
+	EXPECT_CMP(st.collapsed, >=, 1);
 	EXPECT_CMP(st.folio_splits, >=, 1);
 	EXPECT_CMP(folio_splits, >=, st.folio_splits);
 	EXPECT_CMP(st.deferred_split, >=, 1);
@@ -1418,6 +1974,7 @@ void mmr_expect_all_back(void)
 void mmr_end(void)
 {
 	snprintf(mmr.desc, sizeof(mmr.desc), "teardown");
+	unpin_all();
 	while (nr_mms)
 		drop_tmm(nr_mms - 1);
 	thp_set_global_mode(snap.global);

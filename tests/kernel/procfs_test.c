@@ -264,8 +264,8 @@ static void sys_and_proc_listings(struct ktest *t)
 	KEXPECT_STREQ(t, names, " mm_verify");
 	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 8);
 	KEXPECT_STREQ(t, names, " pagemap mem smaps maps numa_maps mounts status exe");
-	KEXPECT_EQ(t, list_dir("/proc/sys/vm", names, sizeof(names), &dirs), 1);
-	KEXPECT_STREQ(t, names, " drop_caches");
+	KEXPECT_EQ(t, list_dir("/proc/sys/vm", names, sizeof(names), &dirs), 2);
+	KEXPECT_STREQ(t, names, " drop_caches memory_failure_early_kill");
 	KEXPECT_EQ(t, list_dir("/sys/kernel/debug", names, sizeof(names), &dirs), 0);
 	KEXPECT_EQ(t, list_dir("/sys", names, sizeof(names), &dirs), 2);
 	KEXPECT_STREQ(t, names, " kernel devices");

@@ -19,9 +19,12 @@ Plan file: one job per line, '#' starts a comment, values may be quoted:
         any other is the first program's own (128 + N: killed by signal
         N), and a failure.
         mce=inject: QEMU gets a monitor socket, and each guest line
-        "mce-inject: [when cpl=N|when rip=A-B] mce CPU BANK STATUS MCGSTATUS
-        ADDR MISC" is sent to it as that monitor command: a real machine
-        check, when and where the guest asks (the job's log records each).
+        "mce-inject: [when cpl=N|when rip=A-B|when sym=NAME] mce CPU BANK
+        STATUS MCGSTATUS ADDR MISC" is sent to it as that monitor command: a
+        real machine check, when and where the guest asks (the job's log
+        records each); sym=NAME is rip= over the kernel function NAME (its
+        address and size from the kernel ELF's symbols, for a user program
+        that cannot know them).
         check=topology: after the boot, compare the kernel's "numa: node"
         summary in the log with the topology's QEMU options
         (tests/qemu/topology_check.py); this adds one test result to the
@@ -748,7 +751,7 @@ def kill_group(proc):
 
 
 MCE_REQUEST_RE = re.compile(
-    r'mce-inject: (?:when (?P<cond>cpl=[0-3]|rip=0x[0-9a-fA-F]+-0x[0-9a-fA-F]+) )?'
+    r'mce-inject: (?:when (?P<cond>cpl=[0-3]|rip=0x[0-9a-fA-F]+-0x[0-9a-fA-F]+|sym=[A-Za-z_][A-Za-z0-9_]*) )?'
     r'(?P<cmd>mce (?P<cpu>\d+) \d+ (?:0x[0-9a-fA-F]+|\d+)(?: (?:0x[0-9a-fA-F]+|\d+)){3})\s*$')
 INFO_RIP_RE = re.compile(r'RIP=([0-9a-fA-F]+)')
 INFO_CPL_RE = re.compile(r'CPL=(\d)')
@@ -760,8 +763,25 @@ class MceInjector:
     registers read until it is there, so that the machine check arrives
     exactly in user mode, or inside a given function (up to 400 tries)."""
 
-    def __init__(self, path, log):
-        self.path, self.log, self.line = path, log, b''
+    def __init__(self, path, log, kernel):
+        self.path, self.log, self.line, self.kernel = path, log, b'', kernel
+
+    def resolve(self, cond):
+        """sym=NAME as rip=START-END, from the kernel ELF's symbol table."""
+        if not cond or not cond.startswith('sym='):
+            return cond
+        name = cond[4:]
+        try:
+            out = subprocess.run(['nm', '-S', '--defined-only', str(self.kernel)],
+                                 capture_output=True, text=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError) as e:
+            raise RuntimeError(f'cannot read the symbols of {self.kernel}: {e}')
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 4 and f[3] == name:
+                start = int(f[0], 16)
+                return f'rip={start:#x}-{start + int(f[1], 16):#x}'
+        raise RuntimeError(f'no sized symbol {name} in {self.kernel}')
 
     def feed(self, data):
         *done, self.line = (self.line + data).split(b'\n')
@@ -776,6 +796,7 @@ class MceInjector:
                 sock.settimeout(10)
                 self.connect(sock)
                 self.until_prompt(sock)                   # the banner
+                cond = self.resolve(cond)
                 tries = self.wait_for(sock, cpu, cond) if cond else 0
                 reply = self.command(sock, command)
                 if cond:
@@ -914,7 +935,9 @@ def run_job(job, args):
         with _live_lock:
             _live.add(proc)
         chunks = []
-        injector = MceInjector(env['QEMU_MONITOR'], log) if job.opts.get('mce') == 'inject' else None
+        kernel = env.get('KERNEL') or os.path.join(os.environ.get('BUILD', 'build'), 'quire.elf')
+        injector = (MceInjector(env['QEMU_MONITOR'], log, ROOT / kernel)
+                    if job.opts.get('mce') == 'inject' else None)
         reader = threading.Thread(target=_pump, args=(proc.stdout, chunks, log, echo,
                                                       injector.feed if injector else None),
                                   daemon=True)

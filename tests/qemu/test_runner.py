@@ -496,15 +496,29 @@ class HolesTest(unittest.TestCase):
 class MceInjectTest(unittest.TestCase):
     def test_requests(self):
         injected = []
-        inj = runner.MceInjector('/nonexistent', None)
+        inj = runner.MceInjector('/nonexistent', None, '/nonexistent.elf')
         inj.inject = lambda cmd, cpu, cond: injected.append((cmd, cpu, cond))
         inj.feed(b'[    1.0] boot\r\nmce-inject: when cpl=3 mce 0 1 0xbd80000000000000 7 0x1000 0x86\r\n')
         inj.feed(b'mce-inject: mce 2 1 5 7 0x2000 ')
         inj.feed(b'0x86\nmce-inject: mce 1; quit\nmce-inject: when rip=0x10-0x20 mce 3 1 1 2 3 4\n')
+        inj.feed(b'mce-inject: when sym=__copy_mc_movsq mce 0 1 1 2 3 4\n')
         self.assertEqual(injected, [
             ('mce 0 1 0xbd80000000000000 7 0x1000 0x86', '0', 'cpl=3'),
             ('mce 2 1 5 7 0x2000 0x86', '2', None),
-            ('mce 3 1 1 2 3 4', '3', 'rip=0x10-0x20')])
+            ('mce 3 1 1 2 3 4', '3', 'rip=0x10-0x20'),
+            ('mce 0 1 1 2 3 4', '0', 'sym=__copy_mc_movsq')])
+
+    def test_symbol_resolved_from_the_kernel(self):
+        with tempfile.TemporaryDirectory() as d:
+            src, elf = Path(d, 'k.S'), Path(d, 'k.o')
+            src.write_text('.text\n.globl f\n.type f,@function\nf: nop\nnop\nret\n.size f, . - f\n')
+            if subprocess.run(['cc', '-c', str(src), '-o', str(elf)]).returncode:
+                self.skipTest('no assembler')
+            inj = runner.MceInjector('/nonexistent', None, elf)
+            self.assertEqual(inj.resolve('sym=f'), 'rip=0x0-0x3')
+            self.assertEqual(inj.resolve('cpl=3'), 'cpl=3')
+            with self.assertRaises(RuntimeError):
+                inj.resolve('sym=nothere')
 
     def test_plan_option(self):
         job = runner.parse_plan('m qemu firmware=direct topology=numa3 mce=inject\n')[0]

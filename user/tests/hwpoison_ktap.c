@@ -21,57 +21,12 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "ktap.h"
 #include "mm_verify.h"
-
-#define PAGE		4096UL
-#define MADV_HWPOISON	100
-#define MADV_SOFT_OFFLINE 101
-#ifndef BUS_MCEERR_AR
-#define BUS_MCEERR_AR	4
-#endif
-#ifndef EHWPOISON
-#define EHWPOISON	133
-#endif
-#define PM_PRESENT	(1ULL << 63)
-#define PM_SWAP		(1ULL << 62)
-#define PM_PFN(e)	((e) & ((1ULL << 55) - 1))
-
-static sigjmp_buf env;
-static volatile int bus_code;
-static void *volatile bus_addr;
-static volatile int bus_lsb, buses;
-
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
-{
-	bus_code = si->si_code;
-	bus_addr = si->si_addr;
-	bus_lsb = si->si_addr_lsb;
-	buses++;
-	siglongjmp(env, 1);
-}
-
-static void catch_sigbus(void)
-{
-	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
-}
-
-static uint64_t pagemap_of(const void *addr)
-{
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	uint64_t e = 0;
-
-	if (fd >= 0 && pread(fd, &e, 8, (off_t)((uintptr_t)addr / PAGE) * 8) != 8)
-		e = 0;
-	if (fd >= 0)
-		close(fd);
-	return e;
-}
+#include "hwpoison_user.h"
 
 /* madvise(MADV_HWPOISON) on one page: did it raise SIGBUS AR for exactly that page? */
 static int poison(void *p)
@@ -86,34 +41,7 @@ static int poison(void *p)
 	return bus_code == BUS_MCEERR_AR && bus_addr == p && bus_lsb == 12 ? 1 : 2;
 }
 
-/* Read one byte; 1 if that was SIGBUS BUS_MCEERR_AR at p (the byte's address, as Linux). */
-static int touch_bus(volatile char *p)
-{
-	buses = 0;
-	if (sigsetjmp(env, 1) == 0) {
-		(void)*p;
-		return 0;
-	}
-	return bus_code == BUS_MCEERR_AR && bus_addr == (void *)p ? 1 : 2;
-}
-
 static uint64_t poisoned_pfn;
-
-/* /proc/meminfo's HardwareCorrupted, in kB (-1: not there). */
-static long hardware_corrupted_kb(void)
-{
-	char buf[4096], *at;
-	int fd = open("/proc/meminfo", O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	at = strstr(buf, "HardwareCorrupted:");
-	return at ? strtol(at + strlen("HardwareCorrupted:"), NULL, 10) : -1;
-}
 
 /* The node of the page at p (move_pages' query), or -1. */
 static int node_of(void *p)
@@ -344,19 +272,20 @@ static void case_soft_offline(void)
 	ktap_report("soft_offline", NULL);
 }
 
-/* A write of text to path: its length, or -errno. */
-static long write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	long n;
+#define CORRUPT_PFN	"/sys/kernel/debug/hwpoison/corrupt-pfn"
+#define UNPOISON_PFN	"/sys/kernel/debug/hwpoison/unpoison-pfn"
 
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n;
+/* Two private pages filled with c; the first one's frame number, as debugfs reads it, in text. */
+static char *two_pages(char c, char text[32])
+{
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(p != MAP_FAILED);
+	if (p == MAP_FAILED)
+		exit(ktap_finish());
+	memset(p, c, 2 * PAGE);
+	snprintf(text, 32, "%#llx\n", (unsigned long long)PM_PFN(pagemap_of(p)));
+	return p;
 }
 
 /*
@@ -367,15 +296,11 @@ static long write_text(const char *path, const char *text)
  */
 static void case_corrupt_pfn(void)
 {
-	const char *path = "/sys/kernel/debug/hwpoison/corrupt-pfn";
-	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	const char *path = CORRUPT_PFN;
 	long corrupted = hardware_corrupted_kb();
-	char text[32];
+	char text[32], *p = two_pages('c', text);
 
-	CHECK(p != MAP_FAILED);
 	CHECK(mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) == 0 || errno == EBUSY);
-	memset(p, 'c', 2 * PAGE);
-	snprintf(text, sizeof(text), "%#llx\n", (unsigned long long)PM_PFN(pagemap_of(p)));
 	buses = 0;
 	CHECK(write_text(path, text) == (long)strlen(text));
 	CHECK(buses == 0);				/* no signal until the page is touched */
@@ -389,9 +314,76 @@ static void case_corrupt_pfn(void)
 	ktap_report("debugfs_corrupt_pfn", NULL);
 }
 
+/*
+ * Early kill (prctl PR_MCE_KILL): a process that asked for it hears of a
+ * page it maps at once, SIGBUS BUS_MCEERR_AO at the page, when someone
+ * else poisons it (here debugfs corrupt-pfn: nobody's access); one that
+ * did not, only at its touch. Also the policy read back, its EINVALs, and
+ * the sysctl vm.memory_failure_early_kill (0/1, EINVAL else).
+ */
+static void case_early_kill(void)
+{
+	const char *sysctl = "/proc/sys/vm/memory_failure_early_kill";
+	char text[32], *p = two_pages('e', text);
+	int got;
+
+	CHECK(prctl(PR_MCE_KILL_GET, 0, 0, 0, 0) == PR_MCE_KILL_DEFAULT);
+	CHECK(prctl(PR_MCE_KILL, PR_MCE_KILL_SET, 7, 0, 0) == -1 && errno == EINVAL);
+	CHECK(prctl(PR_MCE_KILL, PR_MCE_KILL_CLEAR, 1, 0, 0) == -1 && errno == EINVAL);
+	CHECK(prctl(PR_MCE_KILL_GET, 1, 0, 0, 0) == -1 && errno == EINVAL);
+	CHECK(write_text(sysctl, "2\n") == -EINVAL && write_text(sysctl, "1\n") == 2 &&
+	      write_text(sysctl, "0\n") == 2);
+	CHECK(prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_EARLY, 0, 0) == 0);
+	CHECK(prctl(PR_MCE_KILL_GET, 0, 0, 0, 0) == PR_MCE_KILL_EARLY);
+	buses = 0;
+	got = sigsetjmp(env, 1);
+	if (!got)
+		CHECK(write_text(CORRUPT_PFN, text) == (long)strlen(text));
+	CHECK(got && buses == 1 && bus_code == BUS_MCEERR_AO && bus_addr == p && bus_lsb == 12);
+	CHECK(touch_bus(p + 5) == 1);		/* and a touch is AR, as before */
+	CHECK(p[PAGE] == 'e');
+	/* Late again: the next one is heard only at the touch. */
+	CHECK(prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_LATE, 0, 0) == 0);
+	snprintf(text, sizeof(text), "%#llx\n", (unsigned long long)PM_PFN(pagemap_of(p + PAGE)));
+	buses = 0;
+	CHECK(write_text(CORRUPT_PFN, text) == (long)strlen(text) && buses == 0);
+	CHECK(touch_bus(p + PAGE) == 1);
+	CHECK(prctl(PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_DEFAULT, 0, 0) == 0);
+	munmap(p, 2 * PAGE);
+	ktap_report("early_kill", NULL);
+}
+
+/*
+ * debugfs hwpoison/unpoison-pfn: a frame poisoned by software comes back
+ * once nothing names it: EBUSY while this process still has its hwpoison
+ * entry (Quire's rule: every entry names a poisoned frame), 0 after munmap
+ * dropped it (HardwareCorrupted back down by 4 kB), EBUSY once unpoisoned;
+ * bad numbers EINVAL and ENXIO.
+ */
+static void case_unpoison(void)
+{
+	const char *unpoison = UNPOISON_PFN;
+	char text[32], *p = two_pages('u', text);
+	long corrupted;
+
+	CHECK(write_text(CORRUPT_PFN, text) == (long)strlen(text));
+	corrupted = hardware_corrupted_kb();
+	CHECK(write_text(unpoison, text) == -EBUSY);
+	CHECK(touch_bus(p) == 1);			/* still poisoned */
+	CHECK(munmap(p, PAGE) == 0);
+	CHECK(write_text(unpoison, text) == (long)strlen(text));
+	CHECK(hardware_corrupted_kb() == corrupted - 4);
+	CHECK(write_text(unpoison, text) == -EBUSY);
+	CHECK(write_text(unpoison, "12abc") == -EINVAL);
+	CHECK(write_text(unpoison, "0x7fffffffffff") == -ENXIO);
+	CHECK(p[PAGE] == 'u');
+	munmap(p + PAGE, PAGE);
+	ktap_report("debugfs_unpoison_pfn", NULL);
+}
+
 int main(void)
 {
-	ktap_begin("hwpoison", 8);
+	ktap_begin("hwpoison", 10);
 	catch_sigbus();
 	case_anonymous_page();
 	case_never_reused();
@@ -400,6 +392,8 @@ int main(void)
 	case_file_page();
 	case_soft_offline();
 	case_corrupt_pfn();
+	case_early_kill();
+	case_unpoison();
 	CHECK(read_mm_verify() == 0);
 	ktap_report("mm_verify_clean", NULL);
 	return ktap_finish();

@@ -9,6 +9,7 @@
  * RSP is 16-byte aligned again at the call.
  */
 #include <asm/entry_regs.h>
+#include <quire/percpu.h>
 	.text
 
 	.macro isr_stub vector, errcode
@@ -48,6 +49,27 @@ common_interrupt:
 	testb $3, 24(%rsp)
 	jz 1f
 	swapgs
+	/*
+	 * A machine check from user mode leaves its IST stack for the task's
+	 * kernel stack (empty: the task was in user mode), as Linux's
+	 * noist_exc_machine_check: memory_failure() then runs on the way back
+	 * to user mode and may sleep, and a later #MC on this CPU cannot
+	 * overwrite a stack still in use. The 7 words (vector, error code,
+	 * rip, cs, rflags, rsp, ss) move with it.
+	 */
+	cmpq $18, (%rsp)
+	jne 1f
+	pushq %rax
+	pushq %rcx
+	movq %gs:PERCPU_KERNEL_STACK, %rax
+	subq $56, %rax
+	.irp off, 0, 8, 16, 24, 32, 40, 48
+	movq 16+\off(%rsp), %rcx
+	movq %rcx, \off(%rax)
+	.endr
+	popq %rcx
+	xchgq %rax, (%rsp)		/* rax back; the new stack on top */
+	popq %rsp
 1:	PUSH_REGS
 	movq %rsp, %rdi
 	call do_trap

@@ -159,12 +159,44 @@ static struct mce_error read_banks(u64 mcgstatus)
 }
 
 /*
+ * An uncorrected error the current thread consumed in user mode: remember
+ * it on the thread (Linux's queue_task_work). memory_failure() cannot run
+ * here (interrupts off, in the middle of a machine check): the thread runs
+ * it on its way back to user mode (exit_to_user_mode, mce_kill_me_maybe),
+ * which sends it SIGBUS BUS_MCEERR_AR at its own address for the page.
+ * More machine checks before that are fine on the same page; on another
+ * page, or more than ten, it is fatal, as on Linux. Without an address
+ * (ADDRV clear) there is no page to take away: SIGBUS only (mce_addr ~0).
+ */
+static bool queue_user_mce(const struct mce_error *e)
+{
+	struct task *t = current;
+	u64 addr = e->status & MCI_STATUS_ADDRV ? e->addr : MCE_ADDR_NONE;
+	u64 granule = e->status & MCI_STATUS_MISCV ? MCI_MISC_LSB(e->misc) : PAGE_SHIFT;
+	int count = ++t->mce_count;
+
+	pr_err("mce: memory error at %#llx (2^%llu bytes) consumed in user mode (pid %d)\n",
+	       (unsigned long long)addr, (unsigned long long)granule, t->tid);
+	if (count == 1)
+		t->mce_addr = addr;
+	if (count > 10) {
+		pr_emerg("mce: too many consecutive machine checks while accessing user data\n");
+		return false;
+	}
+	if (count > 1 && (t->mce_addr >> PAGE_SHIFT) != (addr >> PAGE_SHIFT)) {
+		pr_emerg("mce: consecutive machine checks to different user pages\n");
+		return false;
+	}
+	return true;
+}
+
+/*
  * The #MC handler's decision, Linux's grading cut to what Quire can do:
  * without a valid bank, with the processor context corrupt, or without a
  * RIP to resume, it is fatal; in kernel mode only a machine-check-safe copy
- * survives (MCE_RESUME_AT_FIXUP); in user mode an uncorrected error on a
- * known address kills the process that consumed it (MCE_KILL_USER, after
- * memory_failure()), and the kernel lives on.
+ * survives (MCE_RESUME_AT_FIXUP); in user mode an uncorrected error
+ * is the thread's to pay for (MCE_KILL_USER: queue_user_mce), and the
+ * kernel lives on.
  */
 enum mce_action do_machine_check(const struct pt_regs *regs)
 {
@@ -182,18 +214,10 @@ enum mce_action do_machine_check(const struct pt_regs *regs)
 		act = MCE_CORRECTED;
 	else if (!user_mode(regs) && ex && (ex->type & EX_TYPE_MCE_SAFE))
 		act = MCE_RESUME_AT_FIXUP;
-	else if (user_mode(regs) && (e.status & MCI_STATUS_ADDRV))
-		act = MCE_KILL_USER;
+	else if (user_mode(regs))
+		act = queue_user_mce(&e) ? MCE_KILL_USER : MCE_FATAL;
 	else
 		pr_emerg("mce: uncorrected error in kernel mode outside a machine-check-safe copy\n");
-	if (act == MCE_KILL_USER) {
-		u64 granule = e.status & MCI_STATUS_MISCV ? MCI_MISC_LSB(e.misc) : PAGE_SHIFT;
-
-		pr_err("mce: memory error at %#llx (2^%llu bytes) consumed in user mode (pid %d)\n",
-		       (unsigned long long)e.addr, (unsigned long long)granule, current->tid);
-		/* Not here (its own stack, interrupts off): the worker runs it. */
-		memory_failure_queue(e.addr >> PAGE_SHIFT, MF_ACTION_REQUIRED);
-	}
 	if (act != MCE_FATAL)
 		wrmsr(MSR_IA32_MCG_STATUS, 0);	/* MCIP off: the next one is not a shutdown */
 	return act;

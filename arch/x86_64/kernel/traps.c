@@ -321,10 +321,10 @@ static void __do_trap(struct pt_regs *regs)
 				return;
 			break;
 		case MCE_KILL_USER:
-			local_irq_enable();
-			force_sig_mceerr(BUS_MCEERR_AR, 0, PAGE_SHIFT,
-					 "machine check: memory error consumed (BUS_MCEERR_AR)");
-			local_irq_disable();
+			/*
+			 * On the task's own stack (entry.S left the IST one):
+			 * exit_to_user_mode runs memory_failure() and the SIGBUS.
+			 */
 			return;
 		case MCE_FATAL:
 			break;

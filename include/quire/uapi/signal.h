@@ -74,6 +74,7 @@
 #define BUS_ADRALN	1
 #define BUS_ADRERR	2
 #define BUS_MCEERR_AR	4
+#define BUS_MCEERR_AO	5
 #define ILL_ILLOPN	2
 #define FPE_INTDIV	1
 #define TRAP_BRKPT	1

@@ -79,7 +79,7 @@ enum mce_action {
 	MCE_FATAL,		/* panic: the banks are logged */
 	MCE_CORRECTED,		/* logged; resume */
 	MCE_RESUME_AT_FIXUP,	/* inside a machine-check-safe copy */
-	MCE_KILL_USER,		/* the user process consumed poison: SIGBUS */
+	MCE_KILL_USER,		/* the thread consumed poison: queued on it (task->mce_addr) */
 };
 enum mce_action do_machine_check(const struct pt_regs *regs);
 void mce_cpu_init(void);
