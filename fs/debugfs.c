@@ -228,6 +228,22 @@ static int unpoison_pfn_store(struct pseudo_file *pf, const char *buf, size_t le
 
 static const struct pseudo_ops unpoison_pfn_ops = { .store = unpoison_pfn_store };
 
+/* ---- gup_test (mm/gup_test.c) ---- */
+
+static long gup_test_file_ioctl(struct pseudo_file *pf, unsigned int cmd, unsigned long arg)
+{
+	return gup_test_ioctl(cmd, arg);
+}
+
+static void gup_test_file_release(struct pseudo_file *pf)
+{
+	gup_test_release();
+}
+
+static const struct pseudo_ops gup_test_ops = {
+	.ioctl = gup_test_file_ioctl, .release = gup_test_file_release,
+};
+
 int debugfs_init(void)
 {
 	struct pseudo_node *hwpoison = NULL;

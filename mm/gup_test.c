@@ -26,7 +26,6 @@
 #include <quire/mm_types.h>
 #include <quire/mmap.h>
 #include <quire/rmap.h>
-#include <quire/pseudofs.h>
 #include <quire/sched.h>
 #include <quire/rwsem.h>
 #include <quire/mutex.h>
@@ -336,7 +335,7 @@ static long longterm_read(const u64 *uaddr)
 	return 0;
 }
 
-static long gup_test_ioctl(struct pseudo_file *pf, unsigned int cmd, unsigned long arg)
+long gup_test_ioctl(unsigned int cmd, unsigned long arg)
 {
 	long ret;
 
@@ -368,11 +367,9 @@ static long gup_test_ioctl(struct pseudo_file *pf, unsigned int cmd, unsigned lo
 	return ret;
 }
 
-static void gup_test_release(struct pseudo_file *pf)
+void gup_test_release(void)
 {
 	mutex_lock(&longterm_mutex);
 	longterm_stop();
 	mutex_unlock(&longterm_mutex);
 }
-
-const struct pseudo_ops gup_test_ops = { .ioctl = gup_test_ioctl, .release = gup_test_release };

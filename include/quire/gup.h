@@ -120,9 +120,14 @@ enum gup_event {
 extern atomic_long_t gup_events[NR_GUP_EVENTS];
 extern const char *const gup_event_names[NR_GUP_EVENTS];
 
-/* /sys/kernel/debug/gup_test's file (mm/gup_test.c), made by fs/debugfs.c. */
-struct pseudo_ops;
-extern const struct pseudo_ops gup_test_ops;
+/*
+ * /sys/kernel/debug/gup_test (mm/gup_test.c; fs/debugfs.c makes the file):
+ * an ioctl of include/quire/uapi/gup_test.h (arg: the kernel copy of its
+ * argument, fs/ioctl.c's sizes), and the release of one of its files
+ * (drops the long-term pin held, as Linux does).
+ */
+long gup_test_ioctl(unsigned int cmd, unsigned long arg);
+void gup_test_release(void);
 
 /*
  * Test hook: called by the lockless walk with interrupts off, after it
