@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include "ktap.h"
 #include "mm_verify.h"
+#include "proc_files.h"
 
 #define PAGE	4096UL
 #define GUP_TEST_FILE	"/sys/kernel/debug/gup_test"
@@ -60,24 +61,6 @@ struct pin_longterm_test {
 #define FOLL_TOUCH		0x10000		/* internal to Linux's GUP */
 
 static int gup_fd = -1;
-
-static long vmstat(const char *name)
-{
-	char buf[8192], *p;
-	int fd = open("/proc/vmstat", O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	size_t len = strlen(name);
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, name, len) && p[len] == ' ')
-			return strtol(p + len + 1, NULL, 10);
-	return -1;
-}
 
 static char *map_anon(size_t len)
 {
