@@ -183,7 +183,21 @@ static int handle_user_folio(struct page *page, struct folio *folio, int flags)
 	folio_lock(folio);
 	if (folio_test_large(folio)) {
 		/* Only this page is lost: split the folio (anonymous only, as Quire splits). */
-		if (!anon || split_folio(folio)) {
+		int err = anon ? split_folio(folio) : -EINVAL;
+
+		/*
+		 * -EAGAIN: a passing reference, such as a migration that failed on
+		 * this very page and is still giving the folio back (the mce-migrate
+		 * job): wait for it to go, 100 ms at most. Split by someone else
+		 * meanwhile: done.
+		 */
+		for (int tries = 0; err == -EAGAIN && tries < 50; tries++) {
+			folio_unlock(folio);
+			msleep(2);
+			folio_lock(folio);
+			err = folio_test_large(folio) ? split_folio(folio) : 0;
+		}
+		if (err) {
 			folio_unlock(folio);
 			folio_put(folio);
 			return action_result(page, "large folio that did not split", MF_FAILED);
