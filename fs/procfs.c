@@ -6,6 +6,7 @@
  *   /proc/self/status     the reader's process: ids, memory, signals (fs/proc_status.c)
  *   /proc/self/pagemap    the caller's page tables, 8 bytes a page (mm/task_mmu.c)
  *   /proc/self/mem        the caller's memory at the file position (FOLL_FORCE GUP)
+ *   /proc/self/clear_refs write 1-4: clear accessed or soft-dirty bits (mm/clear_refs.c)
  *   /proc/self/smaps      the caller's VMAs and what they map (mm/task_mmu.c)
  *   /proc/self/maps       the caller's VMAs, one line each (the smaps header lines)
  *   /proc/self/exe        a symlink to the caller's program (its path at execve)
@@ -167,6 +168,41 @@ static ssize_t pagemap_file_read(struct pseudo_file *pf, void *buf, size_t count
 }
 
 /*
+ * /proc/self/clear_refs (write only): one of Linux's numbers 1-5 per write
+ * (mm/clear_refs.c says what each resets). As Linux, only the first 12
+ * bytes of a write are read, blanks around the number ignored, and the
+ * count returned is of the bytes read.
+ */
+static ssize_t clear_refs_file_write(struct pseudo_file *pf, const void *buf, size_t count,
+				     loff_t pos)
+{
+	char val[13] = "", *s = val, *e;
+	long long type;
+	int err;
+
+	if (!pf->private)
+		return -ESRCH;		/* opened by no process */
+	count = min(count, sizeof(val) - 1);
+	memcpy(val, buf, count);
+	for (e = val + strlen(val); e > s && (e[-1] == ' ' || e[-1] == '\n' || e[-1] == '\t'); e--)
+		e[-1] = '\0';
+	while (*s == ' ' || *s == '\n' || *s == '\t')
+		s++;
+	err = kstrtoll(s, 10, &type);
+	if (!err && (type < -2147483648LL || type > 2147483647LL))
+		err = -ERANGE;
+	if (!err)
+		err = clear_refs(pf->private, type < CLEAR_REFS_ALL || type >= CLEAR_REFS_LAST ?
+					      CLEAR_REFS_LAST : (enum clear_refs_type)type);
+	(void)pos;
+	return err ? err : (ssize_t)count;
+}
+
+static const struct pseudo_ops clear_refs_ops = {
+	.open = self_open, .release = self_release, .write = clear_refs_file_write,
+};
+
+/*
  * /proc/self/mem (and /proc/<own pid>/mem): the opener's memory at the
  * file position, read and written through GUP with FOLL_FORCE as Linux's
  * mem_rw does: a read-only private mapping can be written (the write
@@ -295,6 +331,7 @@ static const struct {
 	{ .parent = ROOT, .name = "vmstat", .mode = 0444, .ops = &vmstat_ops },
 	{ .parent = SELF, .name = "pagemap", .mode = 0400, .ops = &pagemap_ops },
 	{ .parent = SELF, .name = "mem", .mode = 0600, .ops = &mem_ops },
+	{ .parent = SELF, .name = "clear_refs", .mode = 0200, .ops = &clear_refs_ops },
 	{ .parent = SELF, .name = "smaps", .mode = 0444, .ops = &smaps_ops },
 	{ .parent = ROOT, .name = "quire", .dir = QUIRE },
 	{ .parent = QUIRE, .name = "mm_verify", .mode = 0444, .ops = &mm_verify_ops },

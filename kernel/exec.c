@@ -242,7 +242,7 @@ static int load_segments(struct mm_struct *mm, const struct elf_file *e)
 		end = ALIGN_UP(va + p->p_memsz, PAGE_SIZE);
 		/* Writable while loading; the final protection is set below. */
 		down_write(&mm->mmap_lock);
-		err = insert_vma(mm, start, end, VM_READ | VM_WRITE);
+		err = insert_vma(mm, start, end, VM_READ | VM_WRITE | VM_SOFTDIRTY);
 		up_write(&mm->mmap_lock);
 		if (err)
 			return err;
@@ -252,7 +252,7 @@ static int load_segments(struct mm_struct *mm, const struct elf_file *e)
 		flags = (p->p_flags & PF_R ? VM_READ : 0) | (p->p_flags & PF_W ? VM_WRITE : 0) |
 			(p->p_flags & PF_X ? VM_EXEC : 0);
 		down_write(&mm->mmap_lock);
-		find_vma(mm, start)->vm_flags = flags;
+		find_vma(mm, start)->vm_flags = flags | VM_SOFTDIRTY;
 		change_protection(find_vma(mm, start), start, end);
 		up_write(&mm->mmap_lock);
 	}
@@ -433,7 +433,8 @@ int exec_image(const char *filename, const void *elf, size_t size,
 	arch_switch_to(t, t);
 	preempt_enable();
 	down_write(&mm->mmap_lock);
-	err = insert_vma(mm, STACK_TOP - 128 * 1024, STACK_TOP, VM_READ | VM_WRITE | VM_GROWSDOWN);
+	err = insert_vma(mm, STACK_TOP - 128 * 1024, STACK_TOP,
+			 VM_READ | VM_WRITE | VM_GROWSDOWN | VM_SOFTDIRTY);
 	up_write(&mm->mmap_lock);
 	if (!err)
 		err = load_segments(mm, &prog);

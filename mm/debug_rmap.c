@@ -8,6 +8,7 @@
  *      pinned after its munmap is checked too); an anon-exclusive page
  *      is mapped once (by one process), and only it may be writable;
  *   7. no user entry maps a free frame, a kernel page or a hwpoisoned page.
+ * And a writable entry is soft-dirty, or its VMA is (mm/clear_refs.c relies on it).
  * The page-table side (verify_mm_entries) walks each mm's entries; the folio
  * side (mm_verify_folio_rmap) walks a folio's rmap and counts what it finds.
  * Together: every entry is found by its folio's walk, and the walk finds
@@ -246,6 +247,13 @@ static void check_entry(struct vm_area_struct *vma, unsigned long addr, pte_t en
 	folio = page_folio(page);
 	if (PageHWPoison(page))
 		folio_problem(folio, "hwpoisoned page mapped at %#lx", addr);
+	/*
+	 * Soft-dirty tracking rests on it: every way to write access marks the
+	 * entry, unless the whole VMA counts as soft-dirty (an mprotect there
+	 * may make a cleared entry writable, as on Linux).
+	 */
+	if (pte_write(entry) && !pte_soft_dirty(entry) && !(vma->vm_flags & VM_SOFTDIRTY))
+		folio_problem(folio, "writable at %#lx but neither it nor its VMA soft-dirty", addr);
 	if (pmd && (folio_order(folio) != HPAGE_PMD_ORDER || (struct page *)folio != page))
 		folio_problem(folio, "a PMD at %#lx maps something other than a whole 2 MiB folio",
 			      addr);

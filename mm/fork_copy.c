@@ -67,7 +67,8 @@ static void copy_migration_entry(struct vm_area_struct *dst_vma, struct vm_area_
 			r = make_migration_entry_young(r);
 		if (is_migration_entry_dirty(e))
 			r = make_migration_entry_dirty(r);
-		entry = swp_entry_to_pte(r);
+		entry = pte_swp_soft_dirty(entry) ? pte_swp_mksoft_dirty(swp_entry_to_pte(r)) :
+						    swp_entry_to_pte(r);
 		set_pte(src, entry);
 	}
 	set_pte(dst, entry);

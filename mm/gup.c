@@ -212,18 +212,15 @@ static void release_pages_taken(struct page **pages, unsigned long nr, unsigned 
  * 6.12's gup_must_unshare: an anonymous page that is not exclusive; for a
  * long-term pin also a page-cache or zero page of a private mapping (a
  * later write would replace it by a private copy the pin does not see).
+ * GUP-fast (no vma) cannot tell a private mapping from a shared one, so a
+ * long-term pin of a page that is not anonymous goes to the slow path.
  */
 static bool gup_must_unshare(struct vm_area_struct *vma, unsigned int flags, struct page *page)
 {
-	struct folio *folio;
-
 	if ((flags & (FOLL_WRITE | FOLL_PIN)) != FOLL_PIN)
 		return false;
-	if (is_zero_pfn(page_to_pfn(page)))
-		return (flags & FOLL_LONGTERM) && vma && !(vma->vm_flags & VM_SHARED);
-	folio = page_folio(page);
-	if (!folio_test_anon(folio))
-		return (flags & FOLL_LONGTERM) && vma && !(vma->vm_flags & VM_SHARED);
+	if (is_zero_pfn(page_to_pfn(page)) || !folio_test_anon(page_folio(page)))
+		return (flags & FOLL_LONGTERM) && (!vma || !(vma->vm_flags & VM_SHARED));
 	return !PageAnonExclusive(page);
 }
 

@@ -142,7 +142,7 @@ static pte_t make_migration_pte(pte_t old, struct page *page, bool anon)
 		e = make_migration_entry_young(e);
 	if (pte_dirty(old))
 		e = make_migration_entry_dirty(e);
-	return swp_entry_to_pte(e);
+	return pte_soft_dirty(old) ? pte_swp_mksoft_dirty(swp_entry_to_pte(e)) : swp_entry_to_pte(e);
 }
 
 /* PTEs the walk may take from pvmw's on: the rest of its table and of the VMA's part. */
@@ -280,9 +280,12 @@ static void restore_entries(struct folio *folio, struct folio *dst, struct vm_ar
 	else
 		folio_add_file_rmap_ptes(dst, page, nr, vma);
 	for (int i = 0; i < nr; i++) {
-		swp_entry_t ei = pte_to_swp_entry(ptep_get(pte + i));
+		pte_t old = ptep_get(pte + i);
+		swp_entry_t ei = pte_to_swp_entry(old);
 		pte_t new = pfn_pte(page_to_pfn(page + i), write, vma->vm_flags & VM_EXEC);
 
+		if (pte_swp_soft_dirty(old))
+			new = pte_mksoft_dirty(new);
 		if (is_migration_entry_young(ei))
 			new = pte_mkyoung(new);
 		if (is_migration_entry_dirty(ei))

@@ -236,7 +236,7 @@ static bool vmas_mergeable(struct vm_area_struct *lo, struct vm_area_struct *hi,
 {
 	struct vm_area_struct *src = tgt == lo ? hi : lo;
 
-	return lo->vm_end == hi->vm_start && lo->vm_flags == hi->vm_flags &&
+	return lo->vm_end == hi->vm_start && !((lo->vm_flags ^ hi->vm_flags) & ~VM_SOFTDIRTY) &&
 	       lo->vm_file == hi->vm_file && mpol_equal(&lo->vm_policy, &hi->vm_policy) &&
 	       lo->vm_pgoff + ((lo->vm_end - lo->vm_start) >> PAGE_SHIFT) == hi->vm_pgoff &&
 	       anon_vma_mergeable(src->anon_vma, tgt);
@@ -248,6 +248,7 @@ static void vma_merge_pair(struct vm_area_struct *lo, struct vm_area_struct *hi)
 	struct mm_struct *mm = lo->vm_mm;
 
 	vma_rmap_merge(lo, hi);
+	lo->vm_flags |= hi->vm_flags & VM_SOFTDIRTY;	/* soft-dirty if either part was */
 	if (hi->vm_file)
 		fput(hi->vm_file);
 	list_del(&hi->vm_list);
@@ -453,7 +454,8 @@ long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		if (!addr)
 			return -ENOMEM;
 	}
-	vm_flags = prot_to_vm_flags(prot) | (type == MAP_SHARED ? VM_SHARED : 0);
+	/* A new region is soft-dirty all over (Linux's mmap_region). */
+	vm_flags = prot_to_vm_flags(prot) | (type == MAP_SHARED ? VM_SHARED : 0) | VM_SOFTDIRTY;
 	if ((flags & MAP_GROWSDOWN) && !file)
 		vm_flags |= VM_GROWSDOWN;	/* grows as the stack does (expand_stack) */
 	err = file ? insert_vma_file(mm, addr, addr + len, vm_flags, file, pgoff) :
@@ -480,7 +482,7 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
 		next = find_vma(mm, old_end);
 		if (next && next->vm_start < new_end + PAGE_SIZE)
 			return mm->brk;		/* would run into a mapping (and its guard) */
-		if (insert_vma(mm, old_end, new_end, VM_READ | VM_WRITE))
+		if (insert_vma(mm, old_end, new_end, VM_READ | VM_WRITE | VM_SOFTDIRTY))
 			return mm->brk;
 		/* The heap grows as one VMA; it never joins the program's segments. */
 		next = find_vma(mm, old_end);

@@ -19,9 +19,16 @@
 #include <quire/rmap.h>
 #include <quire/huge_mm.h>
 
+/*
+ * Made writable here only where a write needs no fault: with soft-dirty
+ * tracking on (the VMA not VM_SOFTDIRTY: clear_refs ran), a page not yet
+ * soft-dirty stays read-only, so that its first write faults and marks it
+ * (Linux's can_change_pte_writable; the MMU never sets soft-dirty).
+ */
 static pte_t new_protection(pte_t old, struct page *page, unsigned long vm_flags)
 {
-	bool write = (vm_flags & VM_WRITE) &&
+	bool tracked = !(vm_flags & VM_SOFTDIRTY) && !pte_soft_dirty(old);
+	bool write = (vm_flags & VM_WRITE) && (!tracked || pte_write(old)) &&
 		     ((vm_flags & VM_SHARED) || (page && PageAnonExclusive(page)));
 	return pte_modify(old, write, vm_flags & VM_EXEC,
 			  !(vm_flags & (VM_READ | VM_WRITE | VM_EXEC)));
@@ -49,7 +56,9 @@ static bool change_migration_entry(pte_t *pte, pte_t entry, unsigned long vm_fla
 		r = make_migration_entry_young(r);
 	if (is_migration_entry_dirty(e))
 		r = make_migration_entry_dirty(r);
-	set_pte(pte, swp_entry_to_pte(r));	/* not present: no MMU writes it meanwhile */
+	/* not present: no MMU writes it meanwhile */
+	set_pte(pte, pte_swp_soft_dirty(entry) ? pte_swp_mksoft_dirty(swp_entry_to_pte(r)) :
+						 swp_entry_to_pte(r));
 	return true;
 }
 

@@ -65,6 +65,18 @@ static void unlock_pair(spinlock_t *first, spinlock_t *second)
  * empty. A leaf's deposited page table moves to the new PMD table's page.
  * False when new_pmd is not empty (the caller goes by PTEs).
  */
+/*
+ * A moved entry (PTE or THP leaf) counts as written at its new address
+ * (soft-dirty), as on Linux; a page table moved whole keeps its entries as
+ * they were (Linux's move_normal_pmd does the same).
+ */
+static pte_t move_soft_dirty_pte(pte_t pte)
+{
+	if (pte_has_page(pte))
+		return pte_mksoft_dirty(pte);
+	return pte_is_swap(pte) ? pte_swp_mksoft_dirty(pte) : pte;
+}
+
 static bool move_pmd_entry(struct mm_struct *mm, pte_t *old_pmd, pte_t *new_pmd)
 {
 	spinlock_t *old_ptl = pmd_lock(mm, old_pmd), *new_ptl = pmd_lockptr(mm, new_pmd);
@@ -84,6 +96,7 @@ static bool move_pmd_entry(struct mm_struct *mm, pte_t *old_pmd, pte_t *new_pmd)
 			if (!table)
 				panic("mremap: no page table deposited for the PMD mapping at %p", old_pmd);
 			pgtable_deposit(mm, new_pmd, table);
+			entry = pmd_mksoft_dirty(entry);
 		}
 		set_pmd(new_pmd, entry);
 		moved = true;
@@ -119,7 +132,7 @@ static bool move_ptes(struct mm_struct *mm, pte_t *old_pmd, unsigned long old_ad
 			continue;
 		}
 		/* As Linux: xchg, so a D bit the MMU sets until then moves too. */
-		set_pte(new_pte, ptep_get_and_clear(mm, old_addr, old_pte));
+		set_pte(new_pte, move_soft_dirty_pte(ptep_get_and_clear(mm, old_addr, old_pte)));
 		moved = true;
 	}
 	unlock_pair(old_ptl, new_ptl);

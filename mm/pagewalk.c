@@ -1,5 +1,5 @@
 /*
- * The page-table walk that /proc/<pid>/{pagemap,smaps,numa_maps} and
+ * The page-table walk that /proc/<pid>/{pagemap,smaps,numa_maps,clear_refs} and
  * mbind's check of present pages share (include/quire/mm_internal.h):
  * one VMA range, 2 MiB block by block, with the page-table lock of each
  * block held while its entries are handed out.
@@ -24,14 +24,17 @@ void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end, st
 		if (pmd_leaf(entry)) {
 			ptl = pmd_lock(mm, pmd);
 			entry = *pmd;
+			w->slot = pmd;
 			if (pmd_leaf(entry))
 				w->pmd(w, addr, next, entry);
 			spin_unlock(ptl);
 			if (!pmd_leaf(entry))
 				next = addr;	/* split meanwhile: walk it by PTE */
 		} else if ((pte = pmd ? pte_offset_map_lock(mm, pmd, addr, &ptl) : NULL)) {
-			for (unsigned long a = addr; a < next; a += PAGE_SIZE)
-				w->pte(w, a, pte[(a - addr) >> PAGE_SHIFT]);
+			for (unsigned long a = addr; a < next; a += PAGE_SIZE) {
+				w->slot = &pte[(a - addr) >> PAGE_SHIFT];
+				w->pte(w, a, ptep_get(w->slot));
+			}
 			pte_unmap_unlock(pte, ptl);
 		} else if (pmd_leaf(pmd ? READ_ONCE(*pmd) : 0)) {
 			next = addr;	/* a 2 MiB mapping appeared: look again */

@@ -39,9 +39,9 @@ struct pagemap_walk {
 	u64 *out;
 };
 
-static u64 pagemap_entry(unsigned long pfn)
+static u64 pagemap_entry(unsigned long pfn, bool soft_dirty)
 {
-	u64 e = PM_PRESENT | ((u64)pfn & PM_PFRAME_MASK);
+	u64 e = PM_PRESENT | ((u64)pfn & PM_PFRAME_MASK) | (soft_dirty ? PM_SOFT_DIRTY : 0);
 	struct page *page;
 	struct folio *folio = normal_folio(pfn, &page);
 
@@ -60,13 +60,15 @@ static void pagemap_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
 	struct pagemap_walk *pw = container_of(w, struct pagemap_walk, w);
 
 	if (pte_has_page(pte)) {
-		pw->out[(addr - pw->start) >> PAGE_SHIFT] = pagemap_entry(pte_pfn(pte));
+		pw->out[(addr - pw->start) >> PAGE_SHIFT] =
+			pagemap_entry(pte_pfn(pte), pte_soft_dirty(pte));
 	} else if (is_swap_pte(pte)) {
 		swp_entry_t e = pte_to_swp_entry(pte);
 
 		/* Linux's layout: the type in bits 0-4, the offset above. */
 		pw->out[(addr - pw->start) >> PAGE_SHIFT] =
-			PM_SWAP | ((e.type | (u64)e.offset << 5) & PM_PFRAME_MASK);
+			PM_SWAP | ((e.type | (u64)e.offset << 5) & PM_PFRAME_MASK) |
+			(pte_swp_soft_dirty(pte) ? PM_SOFT_DIRTY : 0);
 	}
 }
 
@@ -77,7 +79,7 @@ static void pagemap_pmd(struct mmu_walk *w, unsigned long addr, unsigned long en
 	for (; addr < end; addr += PAGE_SIZE) {
 		unsigned long pfn = pmd_pfn(pmd) + ((addr & (PMD_SIZE - 1)) >> PAGE_SHIFT);
 
-		pw->out[(addr - pw->start) >> PAGE_SHIFT] = pagemap_entry(pfn);
+		pw->out[(addr - pw->start) >> PAGE_SHIFT] = pagemap_entry(pfn, pmd_soft_dirty(pmd));
 	}
 }
 
@@ -103,8 +105,14 @@ ssize_t pagemap_read(struct mm_struct *mm, void *kbuf, size_t count, loff_t pos)
 	/* From the first VMA ending after start (found in O(log n)), in address order. */
 	for (v = find_vma(mm, start); v && v->vm_start < end;
 	     v = v->vm_list.next == &mm->vmas ? NULL :
-		 list_entry(v->vm_list.next, struct vm_area_struct, vm_list))
-		walk_range(mm, max(v->vm_start, start), min(v->vm_end, end), &pw.w);
+		 list_entry(v->vm_list.next, struct vm_area_struct, vm_list)) {
+		unsigned long from = max(v->vm_start, start), to = min(v->vm_end, end);
+
+		walk_range(mm, from, to, &pw.w);
+		/* A VM_SOFTDIRTY VMA is soft-dirty all over, holes included (as Linux). */
+		for (unsigned long a = from; a < to && (v->vm_flags & VM_SOFTDIRTY); a += PAGE_SIZE)
+			pw.out[(a - start) >> PAGE_SHIFT] |= PM_SOFT_DIRTY;
+	}
 	up_read(&mm->mmap_lock);
 	return (ssize_t)(nr * PM_ENTRY_BYTES);
 }
@@ -188,7 +196,7 @@ static const struct {
 	char name[3];
 } vm_flag_names[] = {
 	{ VM_READ, "rd" }, { VM_WRITE, "wr" }, { VM_EXEC, "ex" }, { VM_SHARED, "sh" },
-	{ VM_GROWSDOWN, "gd" }, { VM_DONTCOPY, "dc" }, { VM_HUGEPAGE, "hg" },
+	{ VM_GROWSDOWN, "gd" }, { VM_DONTCOPY, "dc" }, { VM_SOFTDIRTY, "sd" }, { VM_HUGEPAGE, "hg" },
 	{ VM_NOHUGEPAGE, "nh" },
 };
 

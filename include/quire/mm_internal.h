@@ -136,6 +136,11 @@ struct mmu_walk {
 	void (*pmd)(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd);
 	/* nothing mapped in [addr, end) (optional) */
 	void (*hole)(struct mmu_walk *w, unsigned long addr, unsigned long end);
+	/*
+	 * Where the entry handed to pte or pmd lives, for a walk that changes
+	 * it (clear_refs); its page-table lock is held during the call.
+	 */
+	pte_t *slot;
 };
 void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end, struct mmu_walk *w);
 /*

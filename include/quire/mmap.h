@@ -29,6 +29,13 @@
 #define VM_SHARED	0x00000008UL
 #define VM_GROWSDOWN	0x00000100UL
 #define VM_DONTCOPY	0x00020000UL	/* MADV_DONTFORK: not copied by fork */
+/*
+ * Every page of the VMA counts as soft-dirty (pagemap bit 55): set on each
+ * new region (mmap, brk, exec), cleared by clear_refs 4 (mm/clear_refs.c),
+ * which then tracks writes page by page. Merging ignores it (the merged VMA
+ * has it if either part had). fork copies it.
+ */
+#define VM_SOFTDIRTY	0x08000000UL
 #define VM_HUGEPAGE	0x20000000UL	/* MADV_HUGEPAGE */
 #define VM_NOHUGEPAGE	0x40000000UL	/* MADV_NOHUGEPAGE */
 #define VM_STACK	VM_GROWSDOWN

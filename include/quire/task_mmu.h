@@ -15,7 +15,7 @@ struct mm_struct;
 #define PM_ENTRY_BYTES		8
 #define PM_PFRAME_BITS		55
 #define PM_PFRAME_MASK		((1ULL << PM_PFRAME_BITS) - 1)	/* bits 0-54: the PFN */
-#define PM_SOFT_DIRTY		(1ULL << 55)	/* never set: no soft-dirty tracking */
+#define PM_SOFT_DIRTY		(1ULL << 55)	/* written since clear_refs 4, or a VM_SOFTDIRTY VMA */
 #define PM_MMAP_EXCLUSIVE	(1ULL << 56)	/* the page is mapped once, by this mm */
 #define PM_FILE			(1ULL << 61)	/* a file page (not anonymous) */
 #define PM_SWAP			(1ULL << 62)	/* a swap entry: a hwpoison entry (type | offset << 5) */
@@ -28,6 +28,18 @@ struct mm_struct;
  * Unmapped pages read as 0.
  */
 ssize_t pagemap_read(struct mm_struct *mm, void *kbuf, size_t count, loff_t pos);
+
+/* What a write to /proc/<pid>/clear_refs resets (Linux's numbers; mm/clear_refs.c). */
+enum clear_refs_type {
+	CLEAR_REFS_ALL = 1,		/* the accessed bit of every mapped page */
+	CLEAR_REFS_ANON,		/* ... of anonymous VMAs */
+	CLEAR_REFS_MAPPED,		/* ... of file VMAs */
+	CLEAR_REFS_SOFT_DIRTY,		/* soft-dirty, write-protecting what it clears */
+	CLEAR_REFS_MM_HIWATER_RSS,	/* the peak RSS: not kept here, -ENOSYS */
+	CLEAR_REFS_LAST,
+};
+/* 0, or -EINVAL for a number out of range, -ENOSYS for 5. Takes mmap_lock. */
+int clear_refs(struct mm_struct *mm, enum clear_refs_type type);
 
 /*
  * The smaps text of every VMA into buf (size bytes, NUL-terminated): the

@@ -22,6 +22,7 @@
 #include <quire/string.h>
 #include <quire/errno.h>
 #include <quire/time.h>
+#include <quire/task_mmu.h>
 
 /*
  * The shadows: on the host outside the small simulated machine, and copied
@@ -137,7 +138,7 @@ static unsigned long zero_pfn;	/* learnt from the first read fault */
 enum op {
 	OP_MMAP, OP_WRITE, OP_READ, OP_MUNMAP, OP_MPROTECT, OP_DONTNEED, OP_MADV_FLAGS,
 	OP_FORK, OP_EXIT, OP_SPLIT_PMD, OP_SPLIT_FOLIO, OP_DEFERRED_SCAN, OP_THP, OP_MREMAP,
-	OP_MIGRATE, OP_PIN, OP_UNPIN, OP_COLLAPSE, NR_OPS
+	OP_MIGRATE, OP_PIN, OP_UNPIN, OP_COLLAPSE, OP_CLEAR_REFS, NR_OPS
 };
 static struct {
 	unsigned long ops[NR_OPS];
@@ -151,6 +152,8 @@ static struct {
 	unsigned long fork_pin_copies, migrate_pin_stayed, split_pin_refused;
 	/* MADV_COLLAPSE: blocks made PMD-mapped, and calls by result */
 	unsigned long collapsed, collapse_ok, collapse_einval, collapse_eagain, collapse_enomem;
+	/* clear_refs: soft-dirty clears, entries left writable for a pin, and young clears */
+	unsigned long soft_dirty_clears, pinned_kept_writable, young_clears;
 } st;
 
 /* What must come back, and the settings to restore (mmr_snapshot). */
@@ -680,13 +683,13 @@ static unsigned long total_free_pages(void)
 static const char *const op_names[NR_OPS] = {
 	"mmap", "write", "read", "munmap", "mprotect", "dontneed", "madv_flags",
 	"fork", "exit", "split_pmd", "split_folio", "deferred_scan", "thp", "mremap", "migrate",
-	"pin", "unpin", "collapse",
+	"pin", "unpin", "collapse", "clear_refs",
 };
 static const unsigned int op_weight[NR_OPS] = {
 	[OP_MMAP] = 10, [OP_WRITE] = 28, [OP_READ] = 10, [OP_MUNMAP] = 7, [OP_MPROTECT] = 7,
 	[OP_DONTNEED] = 6, [OP_MADV_FLAGS] = 4, [OP_FORK] = 3, [OP_EXIT] = 2, [OP_SPLIT_PMD] = 5,
 	[OP_SPLIT_FOLIO] = 7, [OP_DEFERRED_SCAN] = 3, [OP_THP] = 2, [OP_MREMAP] = 6,
-	[OP_MIGRATE] = 4, [OP_PIN] = 6, [OP_UNPIN] = 3, [OP_COLLAPSE] = 3,
+	[OP_MIGRATE] = 4, [OP_PIN] = 6, [OP_UNPIN] = 3, [OP_COLLAPSE] = 3, [OP_CLEAR_REFS] = 2,
 };
 
 static unsigned long random_prot(void)
@@ -819,6 +822,10 @@ static void one_fault(struct tmm *t, unsigned long addr, bool write, bool *writt
 	}
 	folio = mapping_folio(&after);
 	v = find_vma(t->mm, addr);
+	/* What pagemap's bit 55 says after a write: set. */
+	if (!pte_soft_dirty(after.entry) && !(v->vm_flags & VM_SOFTDIRTY))
+		mmr_failf("write fault at %#lx left %s and its VMA not soft-dirty (entry %#llx)",
+			  addr + off, kind_names[after.kind], (unsigned long long)after.entry);
 	if (before.kind == MMR_NONE) {
 		unsigned int order = folio_order(folio);
 
@@ -986,6 +993,55 @@ static void op_collapse(struct tmm *t)
 	for (int i = 0; i < 4 && !mmr.failed; i++)
 		check_page(t, start + (rnd((end - start) >> PAGE_SHIFT) << PAGE_SHIFT),
 			   "after MADV_COLLAPSE");
+}
+
+/*
+ * /proc/<pid>/clear_refs (mm/clear_refs.c): mostly 4 (soft-dirty), else
+ * 1-3 (the accessed bit). After a 4 no VMA is VM_SOFTDIRTY and no entry
+ * is writable or soft-dirty, except a maybe-pinned folio's (left as it
+ * was); the next write fault makes its entry soft-dirty again (one_fault
+ * checks), and every byte stays (the shadow sweeps check).
+ */
+static void op_clear_refs(struct tmm *t)
+{
+	enum clear_refs_type type = rnd(4) ? CLEAR_REFS_SOFT_DIRTY :
+				    (enum clear_refs_type)(CLEAR_REFS_ALL + rnd(3));
+	struct vm_area_struct *v;
+	int ret;
+
+	describe("clear_refs %d mm%d", type, t->id);
+	ret = clear_refs(t->mm, type);
+	if (ret) {
+		mmr_failf("clear_refs %d of mm%d returned %d", type, t->id, ret);
+		return;
+	}
+	if (type != CLEAR_REFS_SOFT_DIRTY) {
+		st.young_clears++;
+		return;
+	}
+	st.soft_dirty_clears++;
+	down_read(&t->mm->mmap_lock);
+	list_for_each_entry(v, &t->mm->vmas, vm_list) {
+		if (v->vm_flags & VM_SOFTDIRTY)
+			mmr_failf("clear_refs 4: mm%d's VMA [%#lx, %#lx) is still VM_SOFTDIRTY", t->id,
+				  v->vm_start, v->vm_end);
+		for (unsigned long a = max(v->vm_start, MMR_REGION_START);
+		     a < min(v->vm_end, region_end()) && !mmr.failed; a += PAGE_SIZE) {
+			struct mmr_mapping m = mmr_lookup(t->mm, a);
+			struct folio *folio = mapping_folio(&m);
+
+			if (!m.write && !pte_soft_dirty(m.entry))
+				continue;
+			if (folio && folio_maybe_dma_pinned(folio)) {
+				st.pinned_kept_writable++;
+				continue;
+			}
+			mmr_failf("clear_refs 4: mm%d %#lx is still %s%s (%s, entry %#llx)", t->id, a,
+				  m.write ? "writable" : "", pte_soft_dirty(m.entry) ? " soft-dirty" : "",
+				  kind_names[m.kind], (unsigned long long)m.entry);
+		}
+	}
+	up_read(&t->mm->mmap_lock);
 }
 
 /* Is [start, end) inside one VMA of mm? */
@@ -1759,6 +1815,7 @@ static void do_step(void)
 	case OP_PIN:		op_pin(t); break;
 	case OP_UNPIN:		op_unpin(); break;
 	case OP_COLLAPSE:	op_collapse(t); break;
+	case OP_CLEAR_REFS:	op_clear_refs(t); break;
 	default:		break;
 	}
 }
@@ -1891,6 +1948,9 @@ void mmr_run(const struct mmr_config *c, unsigned long steps)
 	mmr_printf("    # collapse: %lu blocks made PMD-mapped; calls: %lu ok, %lu EINVAL, %lu EAGAIN, "
 		   "%lu ENOMEM\n", st.collapsed, st.collapse_ok, st.collapse_einval,
 		   st.collapse_eagain, st.collapse_enomem);
+	mmr_printf("    # clear_refs: %lu soft-dirty clears (%lu pinned pages kept writable), "
+		   "%lu accessed-bit clears\n", st.soft_dirty_clears, st.pinned_kept_writable,
+		   st.young_clears);
 	mmr_printf("    # pins: %lu pin, %lu pin_fast, %lu get, %lu get_fast calls, %lu pages "
 		   "(%lu long-term), %lu -EFAULT, %lu -ENOMEM, %lu partial; %lu unpins (%lu dirtying, "
 		   "%lu device writes); %lu folio checks; met: %lu fork copies, %lu kept by migration, "
@@ -1952,6 +2012,7 @@ void mmr_check_splits(void)
 	EXPECT_CMP(st.pmd_splits, >=, 1);
 	EXPECT_CMP(thp_event_read(THP_SPLIT_PMD) - snap.split_pmd, >=, st.pmd_splits);
 	EXPECT_CMP(st.collapsed, >=, 1);
+	EXPECT_CMP(st.soft_dirty_clears, >=, 1);
 	EXPECT_CMP(st.folio_splits, >=, 1);
 	EXPECT_CMP(folio_splits, >=, st.folio_splits);
 	EXPECT_CMP(st.deferred_split, >=, 1);

@@ -262,8 +262,8 @@ static void sys_and_proc_listings(struct ktest *t)
 	KEXPECT_STREQ(t, names, " self vmstat quire mounts meminfo kpageflags sys");
 	KEXPECT_EQ(t, list_dir("/proc/quire", names, sizeof(names), &dirs), 1);
 	KEXPECT_STREQ(t, names, " mm_verify");
-	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 8);
-	KEXPECT_STREQ(t, names, " pagemap mem smaps maps numa_maps mounts status exe");
+	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 9);
+	KEXPECT_STREQ(t, names, " pagemap mem clear_refs smaps maps numa_maps mounts status exe");
 	KEXPECT_EQ(t, list_dir("/proc/sys/vm", names, sizeof(names), &dirs), 2);
 	KEXPECT_STREQ(t, names, " drop_caches memory_failure_early_kill");
 	KEXPECT_EQ(t, list_dir("/sys/kernel/debug", names, sizeof(names), &dirs), 0);
@@ -475,9 +475,11 @@ static void pagemap_anon_pages(struct ktest *t)
 			KEXPECT_TRUE(t, e & PM_MMAP_EXCLUSIVE);
 			KEXPECT_FALSE(t, e & PM_FILE);
 		} else if (i == 5) {
-			KEXPECT_EQ(t, e, PM_PRESENT | pfn_mapped(mm, BASE + 5 * PAGE_SIZE));
+			/* (a new mapping: VM_SOFTDIRTY, so every entry of it is soft-dirty) */
+			KEXPECT_EQ(t, e, PM_PRESENT | PM_SOFT_DIRTY |
+					 pfn_mapped(mm, BASE + 5 * PAGE_SIZE));
 		} else {
-			KEXPECT_EQ(t, e, 0);
+			KEXPECT_EQ(t, e, PM_SOFT_DIRTY);	/* nothing mapped, in the VMA */
 		}
 	}
 	KEXPECT_NE(t, pm[1], pm[3]);
@@ -521,7 +523,7 @@ static void smaps_anon_region(struct ktest *t)
 	KEXPECT_EQ(t, smaps_kb(blk, "AnonHugePages:"), 0);
 	/* Only 2 MiB is enabled (the defaults) and no 2 MiB block fits in 64 KiB. */
 	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           0\n") != NULL);
-	KEXPECT_TRUE(t, strstr(blk, "\nVmFlags: rd wr \n") != NULL);
+	KEXPECT_TRUE(t, strstr(blk, "\nVmFlags: rd wr sd \n") != NULL);
 	/* THPeligible follows the settings of every size, the VMA's flags and its room. */
 	thp_set_order_mode(4, THP_ALWAYS);
 	KASSERT_TRUE(t, smaps_block(mm, BASE, blk, 2048));
@@ -535,7 +537,7 @@ static void smaps_anon_region(struct ktest *t)
 	up_write(&mm->mmap_lock);
 	KASSERT_TRUE(t, smaps_block(mm, BASE, blk, 2048));
 	KEXPECT_TRUE(t, strstr(blk, "\nTHPeligible:           1\n") != NULL);
-	KEXPECT_TRUE(t, strstr(blk, "\nVmFlags: rd wr hg \n") != NULL);
+	KEXPECT_TRUE(t, strstr(blk, "\nVmFlags: rd wr sd hg \n") != NULL);
 	thp_set_order_mode(4, THP_NEVER);
 	thp_set_global_mode(THP_MADVISE);
 	KASSERT_TRUE(t, smaps_block(mm, BASE, blk, 2048));
@@ -676,8 +678,9 @@ static void pmd_mapped_thp(struct ktest *t)
 			   HPAGE_PMD_NR * 8);
 		KEXPECT_EQ(t, pfn % HPAGE_PMD_NR, 0);
 		for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
-			if (pm[i] != (PM_PRESENT | PM_MMAP_EXCLUSIVE | (pfn + i))) {
-				KEXPECT_EQ(t, pm[i], PM_PRESENT | PM_MMAP_EXCLUSIVE | (pfn + i));
+			if (pm[i] != (PM_PRESENT | PM_SOFT_DIRTY | PM_MMAP_EXCLUSIVE | (pfn + i))) {
+				KEXPECT_EQ(t, pm[i],
+					   PM_PRESENT | PM_SOFT_DIRTY | PM_MMAP_EXCLUSIVE | (pfn + i));
 				break;
 			}
 		KASSERT_TRUE(t, smaps_block(mm, base, blk, 2048));

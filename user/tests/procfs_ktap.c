@@ -31,6 +31,7 @@
 #define PM_PRESENT	(1ULL << 63)
 #define PM_FILE		(1ULL << 61)
 #define PM_EXCLUSIVE	(1ULL << 56)
+#define PM_SOFT_DIRTY	(1ULL << 55)
 #define PM_PFN		((1ULL << 55) - 1)
 #define PAGE		4096UL
 #define PMD		(2UL << 20)
@@ -197,7 +198,7 @@ static void pagemap(void)
 	e3 = pagemap_of(fd, p + 3 * PAGE);
 	CHECK((e0 & PM_PRESENT) && (e0 & PM_PFN) != 0);
 	CHECK((e0 & PM_EXCLUSIVE) && !(e0 & PM_FILE));
-	CHECK(e1 == 0);
+	CHECK(e1 == PM_SOFT_DIRTY);	/* nothing there, in a new (soft-dirty) mapping */
 	CHECK((e3 & PM_PRESENT) && (e3 & PM_PFN) != 0 && (e3 & PM_PFN) != (e0 & PM_PFN));
 	/* Misaligned offset or size: EINVAL. Past the user range: end of file. */
 	CHECK(pm_read(fd, buf, 8, (off_t)((uintptr_t)p / PAGE) * 8 + 4) == -EINVAL);

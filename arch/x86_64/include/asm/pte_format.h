@@ -21,6 +21,13 @@ typedef u64 pte_t;		/* an entry at any level (PTE, PMD, PUD, P4D, PGD) */
 #define _PAGE_PSE	(1UL << 7)	/* a PMD leaf (2 MiB); in a PTE, PAT */
 /* Software bit (the global bit, unused in user PTEs): a page kept under PROT_NONE, not present. */
 #define _PAGE_PROTNONE	(1UL << 8)
+/*
+ * Software bit: soft-dirty (Linux's _PAGE_SOFT_DIRTY, bit 11): the page was
+ * written since /proc/<pid>/clear_refs last cleared it (mm/task_mmu.c).
+ * Set with the D bit by the kernel (pte_mkdirty); the MMU never sets it,
+ * which is why clear_refs write-protects what it clears.
+ */
+#define _PAGE_SOFT_DIRTY (1UL << 11)
 #define _PAGE_NX	(1UL << 63)
 #define PTE_PFN_MASK	0x000ffffffffff000UL
 
@@ -47,6 +54,11 @@ static inline bool pte_exec(pte_t pte)
 static inline bool pte_dirty(pte_t pte)
 {
 	return pte & _PAGE_DIRTY;
+}
+
+static inline bool pte_soft_dirty(pte_t pte)
+{
+	return pte & _PAGE_SOFT_DIRTY;
 }
 
 static inline bool pte_young(pte_t pte)
@@ -76,7 +88,7 @@ static inline unsigned long pte_pfn(pte_t pte)
 static inline pte_t pfn_pte(unsigned long pfn, bool write, bool exec)
 {
 	return (pfn << PAGE_SHIFT) | _PAGE_PRESENT | _PAGE_USER | _PAGE_ACCESSED |
-	       (write ? _PAGE_RW | _PAGE_DIRTY : 0) | (exec ? 0 : _PAGE_NX);
+	       (write ? _PAGE_RW | _PAGE_DIRTY | _PAGE_SOFT_DIRTY : 0) | (exec ? 0 : _PAGE_NX);
 }
 
 static inline pte_t pte_mkwrite(pte_t pte)
@@ -89,9 +101,20 @@ static inline pte_t pte_wrprotect(pte_t pte)
 	return pte & ~(pte_t)_PAGE_RW;
 }
 
+/* Dirty, and soft-dirty with it (Linux's x86 rule: every dirtying is a write since clear_refs). */
 static inline pte_t pte_mkdirty(pte_t pte)
 {
-	return pte | _PAGE_DIRTY;
+	return pte | _PAGE_DIRTY | _PAGE_SOFT_DIRTY;
+}
+
+static inline pte_t pte_mksoft_dirty(pte_t pte)
+{
+	return pte | _PAGE_SOFT_DIRTY;
+}
+
+static inline pte_t pte_clear_soft_dirty(pte_t pte)
+{
+	return pte & ~(pte_t)_PAGE_SOFT_DIRTY;
 }
 
 static inline pte_t pte_mkclean(pte_t pte)
@@ -123,11 +146,12 @@ static inline pte_t pte_mkprotnone(pte_t pte)
 
 /*
  * The entry with a new protection (a PTE or a PMD leaf: the frame, the
- * leaf bit, accessed and dirty kept); none: kept under PROT_NONE.
+ * leaf bit, accessed, dirty and soft-dirty kept); none: kept under PROT_NONE.
  */
 static inline pte_t pte_modify(pte_t old, bool write, bool exec, bool none)
 {
-	pte_t new = (old & (PTE_PFN_MASK | _PAGE_PSE | _PAGE_ACCESSED | _PAGE_DIRTY)) |
+	pte_t new = (old & (PTE_PFN_MASK | _PAGE_PSE | _PAGE_ACCESSED | _PAGE_DIRTY |
+			    _PAGE_SOFT_DIRTY)) |
 		    _PAGE_PRESENT | _PAGE_USER;
 
 	if (write)
@@ -155,7 +179,9 @@ static inline phys_addr_t pgtable_phys(pte_t entry)
  * Linux's non-present entries that say where a page went (swap, and the
  * "non-swap" kinds: hwpoison, migration, device-private), in this format:
  * present and PROT_NONE clear, the kind (type) in bits 58-62, its
- * argument (offset: a page frame for the non-swap kinds) in bits 9-57.
+ * argument (offset: a page frame for the non-swap kinds) in bits 9-57,
+ * and bit 1 the soft-dirty bit of the PTE it replaced (Linux's
+ * _PAGE_SWP_SOFT_DIRTY; kept by the entry's users that rewrite it).
  * Generic code uses include/quire/swapops.h.
  */
 #define __SWP_TYPE_SHIFT	58
@@ -182,6 +208,23 @@ static inline unsigned long __pte_swp_type(pte_t pte)
 static inline unsigned long __pte_swp_offset(pte_t pte)
 {
 	return (pte >> __SWP_OFFSET_SHIFT) & __SWP_OFFSET_MASK;
+}
+
+#define _PAGE_SWP_SOFT_DIRTY	(1UL << 1)
+
+static inline bool pte_swp_soft_dirty(pte_t pte)
+{
+	return pte & _PAGE_SWP_SOFT_DIRTY;
+}
+
+static inline pte_t pte_swp_mksoft_dirty(pte_t pte)
+{
+	return pte | _PAGE_SWP_SOFT_DIRTY;
+}
+
+static inline pte_t pte_swp_clear_soft_dirty(pte_t pte)
+{
+	return pte & ~(pte_t)_PAGE_SWP_SOFT_DIRTY;
 }
 
 /* ---- PMD leaves (2 MiB) ---- */
@@ -214,6 +257,10 @@ static inline pte_t pfn_pmd(unsigned long pfn, bool write, bool exec)
 #define pmd_wrprotect(pmd)	pte_wrprotect(pmd)
 #define pmd_mkdirty(pmd)	pte_mkdirty(pmd)
 #define pmd_mkyoung(pmd)	pte_mkyoung(pmd)
+#define pmd_mkold(pmd)		pte_mkold(pmd)
+#define pmd_soft_dirty(pmd)	pte_soft_dirty(pmd)
+#define pmd_mksoft_dirty(pmd)	pte_mksoft_dirty(pmd)
+#define pmd_clear_soft_dirty(pmd) pte_clear_soft_dirty(pmd)
 
 /* A PMD leaf's bits as a PTE's (the frame is the caller's to adjust): the leaf bit goes. */
 static inline pte_t pmd_pte(pte_t pmd)
