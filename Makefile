@@ -364,6 +364,7 @@ $(BUILD)/bench/host/bench_%: tests/host/bench_%.c $(BENCH_HOST_LIB)
 # rows go to $(BUILD)/bench/results.csv, tables to the terminal.
 bench: $(KERNEL) $(HOST_BENCHES)
 	@scripts/deps.sh --for bench
+	$(Q)$(MAKE) --no-print-directory lselftests	# Linux's gup_test, the gup benchmark
 	$(Q)python3 scripts/bench.py --build $(BUILD) --kernel $(KERNEL) \
 		--cmdline "$(BENCH_CMDLINE)" $(BENCH_ARGS) $(HOST_BENCHES)
 

@@ -166,7 +166,7 @@ static unsigned long same_folio_run(struct page **pages, unsigned long i, unsign
 	struct folio *folio = page_folio(pages[i]);
 	unsigned long n = 1;
 
-	if (!gup_batching)
+	if (!gup_batching || !folio_test_large(folio))
 		return 1;
 	while (i + n < npages && page_folio(pages[i + n]) == folio)
 		n++;
@@ -225,6 +225,17 @@ static bool gup_must_unshare(struct vm_area_struct *vma, unsigned int flags, str
 }
 
 /*
+ * A run of pages of one folio whose first page passed gup_must_unshare:
+ * must each later page be asked too? Only PageAnonExclusive differs from
+ * page to page (the rest is the folio's, the VMA's and the flags'), and
+ * it matters only to a read-only pin of an anonymous folio.
+ */
+static bool run_checks_exclusive(struct folio *folio, unsigned int flags)
+{
+	return (flags & (FOLL_WRITE | FOLL_PIN)) == FOLL_PIN && folio_test_anon(folio);
+}
+
+/*
  * May GUP take this present entry for FOLL_WRITE? Writable, or (FOLL_FORCE
  * on a private read-only VMA, as ptrace writes) an exclusive anonymous
  * page: the copy-on-write has been broken for us.
@@ -247,25 +258,26 @@ static bool can_follow_write(struct vm_area_struct *vma, pte_t entry, struct pag
  * bounded it by the page table, end and the VMA), never past the folio.
  * The table's lock ptl is held: the entries cannot change meanwhile.
  */
-static unsigned long follow_pte_batch(struct vm_area_struct *vma, pte_t *ptep, pte_t pte,
+static unsigned long follow_pte_batch(pte_t *ptep, pte_t pte,
 				      struct page *page, unsigned long max_nr, unsigned int flags,
 				      spinlock_t *ptl)
 {
 	struct folio *folio = page_folio(page);
-	unsigned long left = folio_pfn(folio) + folio_nr_pages(folio) - page_to_pfn(page);
-	unsigned long nr = 1;
+	unsigned long left, nr = 1;
+	bool each;
 
 	lockdep_assert_held(ptl);
 	if (!gup_batching || !folio_test_large(folio))
 		return 1;
+	left = folio_nr_pages(folio) - (unsigned long)(page - folio_page(folio, 0));
 	if (max_nr > left)
 		max_nr = left;
+	each = run_checks_exclusive(folio, flags);
 	while (nr < max_nr) {
 		pte_t next = ptep_get(ptep + nr);
 
 		if (!pte_present(next) || pte_pfn(next) != pte_pfn(pte) + nr ||
-		    pte_write(next) != pte_write(pte) ||
-		    gup_must_unshare(vma, flags, page + nr))
+		    pte_write(next) != pte_write(pte) || (each && !PageAnonExclusive(page + nr)))
 			break;
 		nr++;
 	}
@@ -344,7 +356,7 @@ static struct page *follow_page_mask(struct vm_area_struct *vma, unsigned long a
 		*fault_flags = FAULT_FLAG_UNSHARE;
 		return NULL;
 	}
-	nr = follow_pte_batch(vma, ptep, entry, page,
+	nr = follow_pte_batch(ptep, entry, page,
 			      (min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, limit) - addr) >> PAGE_SHIFT,
 			      flags, ptl);
 	*err = try_grab_folio(page_folio(page), (int)nr, flags);
@@ -455,13 +467,17 @@ static long check_and_migrate_longterm(struct page **pages, unsigned long nr, un
 	struct migration_target_control mtc = {
 		.nid = numa_mem_id_of(numa_node_id()), .gfp_mask = 0,
 	};
+	struct folio *folio, *seen = NULL;
 	LIST_HEAD(list);
 	bool any = false;
 	long ret;
 
 	for (unsigned long i = 0; i < nr; i++) {
-		struct folio *folio = page_folio(pages[i]);
-
+		folio = page_folio(pages[i]);
+		/* A folio's pages come in a run: decide once per run. */
+		if (folio == seen)
+			continue;
+		seen = folio;
 		if (folio_is_longterm_pinnable(folio))
 			continue;
 		any = true;
@@ -634,15 +650,16 @@ static unsigned long gup_fast_pte_range(pte_t *pmdp, pte_t pmdval, unsigned long
 		if ((flags & FOLL_LONGTERM) && !folio_is_longterm_pinnable(folio))
 			break;
 		if (gup_batching && folio_test_large(folio)) {
-			unsigned long left = folio_pfn(folio) + folio_nr_pages(folio) -
-					     page_to_pfn(page);
+			unsigned long left = folio_nr_pages(folio) -
+					     (unsigned long)(page - folio_page(folio, 0));
+			bool each = run_checks_exclusive(folio, flags);
 
 			while (got + nr < max && nr < left) {
 				pte_t next = READ_ONCE(ptep[got + nr]);
 
 				if (!pte_present(next) || pte_pfn(next) != pte_pfn(pte) + nr ||
 				    pte_write(next) != pte_write(pte) ||
-				    gup_must_unshare(NULL, flags, page + nr))
+				    (each && !PageAnonExclusive(page + nr)))
 					break;
 				nr++;
 			}
@@ -656,9 +673,11 @@ static unsigned long gup_fast_pte_range(pte_t *pmdp, pte_t pmdval, unsigned long
 		{
 			bool same = READ_ONCE(*pmdp) == pmdval;
 
-			for (unsigned long j = 0; same && j < nr; j++)
-				same = pte_pfn(READ_ONCE(ptep[got + j])) == pte_pfn(pte) + j &&
-				       pte_present(READ_ONCE(ptep[got + j]));
+			for (unsigned long j = 0; same && j < nr; j++) {
+				pte_t now = READ_ONCE(ptep[got + j]);
+
+				same = pte_present(now) && pte_pfn(now) == pte_pfn(pte) + j;
+			}
 			if (!same) {
 				gup_put_folio(folio, (int)nr, flags);
 				break;

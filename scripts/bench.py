@@ -9,7 +9,11 @@ Runs, in this order,
   qemu-icount  the same with -icount shift=0: one TSC tick per guest
                instruction, deterministic (and single-threaded TCG)
 and, in both QEMU environments, the ring-3 benchmarks (user/bench/*.c,
-USER_BENCHES) as init= programs of Quire, booted with debug_pagealloc=0;
+USER_BENCHES) as init= programs of Quire, booted with debug_pagealloc=0,
+and `gup`: Linux 6.12's own gup_test binary (from the selftests initrd,
+scripts/linux-selftests.sh build) pinning 256 MiB, one boot per mapping
+(64K mTHP, 2M THP, 4K) and gup_batch (1, 0), its microseconds made into
+rows (and, under -icount, instructions per page);
   linux        the same ring-3 programs on Linux 6.12 (Debian's cloud
                kernel, scripts/linux-selftests.sh boot-linux: fetched once),
                on the same QEMU machine with -icount shift=0
@@ -52,6 +56,16 @@ ENVS = ['host', 'qemu-tcg', 'qemu-icount', 'linux']
 USER_BENCHES = {'move_pages': ('/bench/move_pages_bench', ['64'])}
 ICOUNT_ARGS = '-icount shift=0'
 TABLE_METRICS = 'throughput,tsc_ticks_per_page,buddy_splits'
+# Benchmarks whose tables show other metrics than TABLE_METRICS.
+BENCH_TABLE_METRICS = {'gup': ['get_insn_per_page', 'put_insn_per_page', 'get_us', 'put_us']}
+# gup (docs/bench.md "gup"): mapping -> gup_test's THP flag and the boot's THP options;
+# command -> its gup_test flag (-L: PIN_LONGTERM_BENCHMARK, -a: PIN_FAST_BENCHMARK).
+GUP_MAPPINGS = {'64K': ('-t', 'transparent_hugepage=never thp_anon=64K:always'),
+                '2M': ('-t', ''), '4K': ('-T', '')}
+GUP_COMMANDS = {'PIN_LONGTERM': '-L', 'PIN_FAST': '-a'}
+GUP_PAGES = 65536
+GUP_ARGS = f'-m,256,-n,{GUP_PAGES},-r,16'
+GUP_LINE = re.compile(r'([A-Z_]+)_BENCHMARK: Time: get:(\d+) put:(\d+) us')
 # The rmap table's columns unless --metrics names some of its metrics.
 RMAP_METRICS = ['time', 'rmap_calls', 'ptl_acquire', 'tlb_flushes', 'rmap_walk_steps']
 RMAP_OPS = ['munmap', 'fork', 'cow', 'dontneed', 'pte-remap']
@@ -112,8 +126,52 @@ def kernel_spec(spec):
     """What bench= gets: 'all', the kernel's names of a list, or None (only ring-3 ones)."""
     if spec == 'all':
         return spec
-    names = [n for n in spec.split(',') if n not in USER_BENCHES]
+    names = [n for n in spec.split(',') if n not in USER_BENCHES and n != 'gup']
     return ','.join(names) if names else None
+
+
+def median(values):
+    v = sorted(values)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+
+def run_gup_qemu(env_name, args, extra):
+    """The gup benchmark: six Quire boots, gup_test -L and -a in each; bench-csv lines out."""
+    initrd = os.path.join(args.build, 'lselftests', 'initrd.cpio')
+    if not os.path.exists(initrd):
+        return 1, f'bench: {initrd} is missing (make lselftests builds it)'
+    lines, status = [], 0
+    for mapping, (thp, opts) in GUP_MAPPINGS.items():
+        for batch, mode in (('0', 'per-page'), ('1', 'batched')):
+            progs = ' '.join(f'/lselftests/gup_test,{flag},{GUP_ARGS},{thp}'
+                             for flag in GUP_COMMANDS.values())
+            cmdline = (f'init="/bin/init /tests/kselftest_run -t {args.timeout} {progs}" '
+                       f'gup_batch={batch} debug_pagealloc=0 {opts} {args.cmdline}').strip()
+            env = dict(os.environ, FIRMWARE='direct', TOPOLOGY=args.topology, CMDLINE=cmdline,
+                       KERNEL=args.kernel, BUILD=args.build, INITRD=initrd, QEMU_EXTRA=extra,
+                       TIMEOUT=str(args.timeout + 60))
+            name = f'{env_name}-gup-{mapping}-batch{batch}'
+            st, out = run_logged(name, ['bash', 'scripts/run-qemu.sh'], env, args.timeout + 120,
+                                 args.logdir)
+            status = status or st
+            times = {}
+            for m in GUP_LINE.finditer(out):
+                times.setdefault(m.group(1), []).append((int(m.group(2)), int(m.group(3))))
+            for cmd in GUP_COMMANDS:
+                if not times.get(cmd):
+                    print(f'bench: {name}: no {cmd}_BENCHMARK line (log: {args.logdir}/{name}.log)',
+                          file=sys.stderr)
+                    status = status or st or 1
+                    continue
+                get = median(t[0] for t in times[cmd])
+                put = median(t[1] for t in times[cmd])
+                lines.append(f'bench-csv: gup,{cmd},{mapping},{mode},get_us,{get:g},us')
+                lines.append(f'bench-csv: gup,{cmd},{mapping},{mode},put_us,{put:g},us')
+                if extra == ICOUNT_ARGS:	# one guest instruction a nanosecond
+                    for metric, us in (('get', get), ('put', put)):
+                        lines.append(f'bench-csv: gup,{cmd},{mapping},{mode},'
+                                     f'{metric}_insn_per_page,{us * 1000 / GUP_PAGES:.1f},insn/page')
+    return status, '\n'.join(lines)
 
 
 def run_user_qemu(env_name, name, args, extra):
@@ -222,7 +280,8 @@ first_seen = bench_plot.first_seen	# values in their first order, once each
 
 
 def print_table(bench, case, rows, metrics, markdown, out):
-    metrics = [m for m in metrics or TABLE_METRICS.split(',') if any(r[4] == m for r in rows)]
+    metrics = metrics or BENCH_TABLE_METRICS.get(bench) or TABLE_METRICS.split(',')
+    metrics = [m for m in metrics if any(r[4] == m for r in rows)]
     if not metrics:
         return
     modes = first_seen(r[3] for r in rows)
@@ -443,6 +502,8 @@ def main():
         for name in user:
             runs.append((env, lambda env=env, extra=extra, name=name:
                          run_user_qemu(env, name, args, extra)))
+        if args.bench == 'all' or 'gup' in args.bench.split(','):
+            runs.append((env, lambda env=env, extra=extra: run_gup_qemu(env, args, extra)))
     if 'linux' in envs:
         for name in user:
             runs.append(('linux', lambda name=name: run_user_linux(name, args)))

@@ -51,6 +51,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLOT_METRICS = {
     'page_alloc': ['throughput', 'tsc_ticks_per_page', 'buddy_splits'],
     'rmap': ['time', 'rmap_calls', 'ptl_acquire', 'tlb_flushes', 'rmap_walk_steps'],
+    'gup': ['get_insn_per_page', 'put_insn_per_page', 'get_us'],
 }
 GROUPED = {'rmap'}		# benchmarks drawn as bars by OP/MAP, not lines by size
 RMAP_OPS = ['munmap', 'fork', 'cow', 'dontneed', 'pte-remap']

@@ -13,6 +13,12 @@
  *     the entries again, gives it back; the other CPU then finishes as if
  *     the walk had never been there. Or splits it: no entry changes, the
  *     walk must notice the folio it counted the run in is gone;
+ *   - the same window while another CPU collapses the block (MADV_COLLAPSE):
+ *     the collapse clears the PMD, then waits for this CPU's TLB-flush IPI
+ *     before it counts references; the walk sees the PMD gone and gives
+ *     back what it took, so the collapse finds no extra reference and
+ *     succeeds (a collapse that counted before the walks ended would say
+ *     EAGAIN, one that did not count would copy pages a pin still holds);
  *   - the slow path meeting a folio under migration (migrate_unmapped_hook):
  *     GUP-fast takes nothing, a pin on another CPU waits for the migration
  *     and pins the new folio.
@@ -40,7 +46,7 @@
 
 static struct page *pages[16];
 
-enum race_kind { RACE_FORK, RACE_MIGRATE, RACE_MUNMAP, RACE_SPLIT, RACE_PIN };
+enum race_kind { RACE_FORK, RACE_MIGRATE, RACE_MUNMAP, RACE_SPLIT, RACE_PIN, RACE_COLLAPSE };
 
 struct race {
 	enum race_kind kind;
@@ -79,6 +85,11 @@ static int race_thread(void *arg)
 		break;
 	case RACE_SPLIT:
 		r->result = thpt_split(r->folio, 0);
+		break;
+	case RACE_COLLAPSE:
+		down_write(&r->mm->mmap_lock);
+		r->result = do_madvise(r->mm, r->addr, SZ_2M, MADV_COLLAPSE);
+		up_write(&r->mm->mmap_lock);
 		break;
 	case RACE_PIN:
 		down_read(&r->mm->mmap_lock);
@@ -201,6 +212,21 @@ static void pte_window(unsigned long addr)
 	r->done_in_window = r->done;
 }
 
+/* The same window for a collapse, which changes the PMD, not the entries of the old table. */
+static void pmd_window(unsigned long addr)
+{
+	struct race *r = the_race;
+	pte_t *pmdp = pmd_lookup(r->mm->pgd, addr, false);
+	pte_t before = pmdp ? READ_ONCE(*pmdp) : 0;
+
+	gup_fast_pte_hook = NULL;	/* once */
+	r->in_window = true;
+	r->go = true;
+	WAIT_UNTIL(!pmdp || READ_ONCE(*pmdp) != before || r->done);
+	r->changed_seen = pmdp && READ_ONCE(*pmdp) != before;
+	r->done_in_window = r->done;
+}
+
 /*
  * A 64 KiB folio at AREA; the walk pins its 16 pages while the other CPU
  * does kind to it. The walk must take nothing, the other CPU must succeed,
@@ -232,7 +258,7 @@ static void gup_fast_grab_races(struct ktest *t, enum race_kind kind)
 		thpt_end(t, &c);
 		ktest_skip(t, "one CPU");
 	}
-	gup_fast_pte_hook = pte_window;
+	gup_fast_pte_hook = kind == RACE_COLLAPSE ? pmd_window : pte_window;
 	got = gup_fast_mm(mm, a, 16, FOLL_PIN | FOLL_WRITE, pages, true);
 	gup_fast_pte_hook = NULL;
 	r.go = true;	/* (the hook did, unless the walk never reached it) */
@@ -255,6 +281,11 @@ static void gup_fast_grab_races(struct ktest *t, enum race_kind kind)
 		break;
 	case RACE_MUNMAP:
 		KEXPECT_EQ(t, thpt_pfn_of(mm, a), 0);
+		break;
+	case RACE_COLLAPSE:
+		KEXPECT_TRUE(t, thpt_huge_pmd(mm, a) != NULL);
+		KEXPECT_EQ(t, gupt_pins_of(thpt_folio_of(mm, a)), 0);
+		KEXPECT_EQ(t, thpt_pattern_mismatches(mm, a, SZ_64K, 8), 0);
 		break;
 	case RACE_SPLIT:
 		KEXPECT_EQ(t, thpt_order_of(mm, a), 0);
@@ -289,6 +320,11 @@ static void gup_fast_grab_races_munmap(struct ktest *t)
 static void gup_fast_grab_races_folio_split(struct ktest *t)
 {
 	gup_fast_grab_races(t, RACE_SPLIT);
+}
+
+static void gup_fast_grab_races_collapse(struct ktest *t)
+{
+	gup_fast_grab_races(t, RACE_COLLAPSE);
 }
 
 /* ---- 3. the slow path meets a migration ---- */
@@ -365,4 +401,5 @@ KTEST_SUITE(gup_race,
 	    KTEST_CASE(gup_fast_grab_races_migration),
 	    KTEST_CASE(gup_fast_grab_races_munmap),
 	    KTEST_CASE(gup_fast_grab_races_folio_split),
+	    KTEST_CASE(gup_fast_grab_races_collapse),
 	    KTEST_CASE(slow_pin_waits_for_migration));
