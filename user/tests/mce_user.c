@@ -11,6 +11,9 @@
  *   - the page is poisoned (HardwareCorrupted +4 kB) and unmapped: pagemap
  *     says swapped (a hwpoison entry), a touch is SIGBUS BUS_MCEERR_AR at
  *     the byte, the page next to it keeps its bytes;
+ *   - a second machine check on the same frame (poisoned already) while
+ *     it reads the next page: SIGBUS BUS_MCEERR_AR at the poisoned page at
+ *     once, nothing counted again;
  *   - the frame is never handed out again (64 MiB touched after), and
  *     debugfs unpoison-pfn refuses it (EOPNOTSUPP after a real error);
  *   - another process, waiting meanwhile on CPU 1, carries on and exits 0,
@@ -75,7 +78,7 @@ int main(void)
 	pid_t bystander, child;
 	long sum = 0;
 
-	ktap_begin("mce_user", 5);
+	ktap_begin("mce_user", 6);
 	CHECK(p != MAP_FAILED && corrupted >= 0 && pipe(go) == 0);
 	if (p == MAP_FAILED)
 		return ktap_finish();
@@ -114,6 +117,35 @@ int main(void)
 	CHECK(touch_bus(p + 100) == 1 && bus_lsb == 12);
 	CHECK(p[PAGE] == 'm' && p[2 * PAGE - 1] == 'm');
 	ktap_report("page_poisoned_and_unmapped", NULL);
+
+	/*
+	 * A second machine check on the frame, poisoned already, while the
+	 * process reads the page next to it: memory_failure() says "already
+	 * poisoned", counts nothing, and finds the page's hwpoison entry in
+	 * this process: SIGBUS BUS_MCEERR_AR at the page at once (Linux's
+	 * kill_accessing_process), no panic, no second unmapping.
+	 */
+	buses = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	got = sigsetjmp(env, 1);
+	if (!got) {
+		printf("mce-inject: when cpl=3 mce 0 1 0xbd80000000000000 7 %#llx 0x86\n",
+		       (unsigned long long)(pfn * PAGE + 0x80));
+		fflush(stdout);
+		do {
+			for (int i = 0; i < 1000000; i++)
+				sum += vp[PAGE + (i & 4095)];
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while (t.tv_sec - t0.tv_sec < 60);
+		printf("    # mce_user: no SIGBUS for the repeated machine check (sum %ld)\n", sum);
+	}
+	CHECK(got && buses == 1 && bus_code == BUS_MCEERR_AR);
+	CHECK(bus_addr == p && bus_lsb == 12);
+	CHECK(hardware_corrupted_kb() == corrupted + 4);
+	e = pagemap_of(p);
+	CHECK((e & PM_SWAP) && !(e & PM_PRESENT));
+	CHECK(p[PAGE] == 'm');
+	ktap_report("repeat_machine_check_on_a_poisoned_page", NULL);
 
 	{
 		size_t len = 64UL << 20;
