@@ -14,6 +14,7 @@
  * as many as the mapcounts say. Like mm_verify, this wants a quiet system.
  */
 #define pr_fmt(fmt) "mm_verify: " fmt
+#include <quire/memory-failure.h>
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/mmap.h>
@@ -244,7 +245,8 @@ static void check_entry(struct vm_area_struct *vma, unsigned long addr, pte_t en
 		return;
 	}
 	folio = page_folio(page);
-	if (PageHWPoison(page))
+	/* (Marked and still mapped is fine while memory_failure() is unmapping it.) */
+	if (PageHWPoison(page) && !memory_failure_busy(pfn))
 		folio_problem(folio, "hwpoisoned page mapped at %#lx", addr);
 	if (pmd && (folio_order(folio) != HPAGE_PMD_ORDER || (struct page *)folio != page))
 		folio_problem(folio, "a PMD at %#lx maps something other than a whole 2 MiB folio",

@@ -303,18 +303,43 @@ static int already_poisoned(struct page *page, int flags)
 	return ret;
 }
 
+/*
+ * The frame memory_failure() is working on (MF_NO_PFN: none): marked
+ * PG_hwpoison but maybe still mapped until the unmap reaches each PTE.
+ * mm_verify (an exiting mm's, say) accepts that one mapped poisoned page.
+ */
+#define MF_NO_PFN	(~0UL)
+static unsigned long mf_busy_pfn = MF_NO_PFN;
+
+bool memory_failure_busy(unsigned long pfn)
+{
+	return __atomic_load_n(&mf_busy_pfn, __ATOMIC_ACQUIRE) == pfn;
+}
+
+static int __memory_failure(unsigned long pfn, struct page *page, int flags);
+
 int memory_failure(unsigned long pfn, int flags)
 {
-	struct page *page;
-	struct folio *folio;
 	int ret;
 
 	if (!pfn_valid(pfn)) {
 		pr_err("%#lx: no memory frame there\n", pfn);
 		return -ENXIO;
 	}
-	page = pfn_to_page(pfn);
 	mutex_lock(&mf_mutex);
+	__atomic_store_n(&mf_busy_pfn, pfn, __ATOMIC_RELEASE);	/* before the mark */
+	ret = __memory_failure(pfn, pfn_to_page(pfn), flags);
+	__atomic_store_n(&mf_busy_pfn, MF_NO_PFN, __ATOMIC_RELEASE);
+	mutex_unlock(&mf_mutex);
+	return ret;
+}
+
+/* memory_failure() for a valid frame, mf_mutex held. */
+static int __memory_failure(unsigned long pfn, struct page *page, int flags)
+{
+	struct folio *folio;
+	int ret;
+
 	if (PageHWPoison(page)) {
 		ret = already_poisoned(page, flags);
 		goto out;
@@ -345,7 +370,6 @@ int memory_failure(unsigned long pfn, int flags)
 	}
 	ret = handle_user_folio(page, folio, flags);
 out:
-	mutex_unlock(&mf_mutex);
 	return ret;
 }
 

@@ -12,22 +12,9 @@
  * room for two 1 GiB folios; only what is copied is touched).
  */
 #include "../kernel/bench_copy_mc.c"
-#include <asm/host_mm.h>
+#include "bench_host.h"
 
 int main(int argc, char **argv)
 {
-	const char *mib = getenv("QUIRE_BENCH_MIB");
-	struct host_topology topo;
-	int failed;
-
-	setenv("QUIRE_HOST_CONSOLE", "1", 1);
-	console_loglevel = LOGLEVEL_DEFAULT + 1;
-	host_topology_numa3(&topo, mib && *mib ? strtoul(mib, NULL, 0) : 3072);
-	if (host_mm_init(&topo)) {
-		fprintf(stderr, "bench_copy_mc: host_mm_init failed\n");
-		return 2;
-	}
-	failed = kbench_run(argc > 1 ? argv[1] : "all");
-	host_mm_exit();
-	return failed ? 1 : 0;
+	return bench_host_main(argc, argv, "bench_copy_mc", 3072);
 }

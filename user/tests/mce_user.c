@@ -66,17 +66,41 @@ static pid_t start_bystander(int go_fd)
 	return pid;
 }
 
+/*
+ * Ask the runner for a machine check at physical address phys while this
+ * process is in user mode, and read the page at vp until the SIGBUS
+ * handler jumps back (1), or 60 s have passed (0).
+ */
+static int machine_check_while_reading(volatile char *vp, uint64_t phys)
+{
+	struct timespec t0, t;
+	volatile long sum = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (sigsetjmp(env, 1))
+		return 1;
+	printf("mce-inject: when cpl=3 mce 0 1 0xbd80000000000000 7 %#llx 0x86\n",
+	       (unsigned long long)phys);
+	fflush(stdout);
+	do {
+		for (int i = 0; i < 1000000; i++)
+			sum += vp[i & 4095];
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 60);
+	printf("    # mce_user: no SIGBUS for the machine check at %#llx (sum %ld)\n",
+	       (unsigned long long)phys, sum);
+	return 0;
+}
+
 int main(void)
 {
 	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	volatile char *vp = p;
 	long corrupted = hardware_corrupted_kb();
-	struct timespec t0, t;
 	int go[2], status = -1, got;
 	uint64_t pfn = 0, e;
 	char text[32];
 	pid_t bystander, child;
-	long sum = 0;
 
 	ktap_begin("mce_user", 6);
 	CHECK(p != MAP_FAILED && corrupted >= 0 && pipe(go) == 0);
@@ -89,19 +113,7 @@ int main(void)
 	pfn = PM_PFN(pagemap_of(p));
 	CHECK(pfn != 0);
 	catch_sigbus();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	got = sigsetjmp(env, 1);
-	if (!got) {
-		printf("mce-inject: when cpl=3 mce 0 1 0xbd80000000000000 7 %#llx 0x86\n",
-		       (unsigned long long)(pfn * PAGE + 0x40));
-		fflush(stdout);
-		do {
-			for (int i = 0; i < 1000000; i++)
-				sum += vp[i & 4095];
-			clock_gettime(CLOCK_MONOTONIC, &t);
-		} while (t.tv_sec - t0.tv_sec < 60);
-		printf("    # mce_user: no machine check arrived (sum %ld)\n", sum);
-	}
+	got = machine_check_while_reading(vp, pfn * PAGE + 0x40);
 	CHECK(got && buses == 1);
 	CHECK(bus_code == BUS_MCEERR_AR);
 	CHECK(bus_addr == p);
@@ -126,19 +138,7 @@ int main(void)
 	 * kill_accessing_process), no panic, no second unmapping.
 	 */
 	buses = 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	got = sigsetjmp(env, 1);
-	if (!got) {
-		printf("mce-inject: when cpl=3 mce 0 1 0xbd80000000000000 7 %#llx 0x86\n",
-		       (unsigned long long)(pfn * PAGE + 0x80));
-		fflush(stdout);
-		do {
-			for (int i = 0; i < 1000000; i++)
-				sum += vp[PAGE + (i & 4095)];
-			clock_gettime(CLOCK_MONOTONIC, &t);
-		} while (t.tv_sec - t0.tv_sec < 60);
-		printf("    # mce_user: no SIGBUS for the repeated machine check (sum %ld)\n", sum);
-	}
+	got = machine_check_while_reading(vp + PAGE, pfn * PAGE + 0x80);
 	CHECK(got && buses == 1 && bus_code == BUS_MCEERR_AR);
 	CHECK(bus_addr == p && bus_lsb == 12);
 	CHECK(hardware_corrupted_kb() == corrupted + 4);
