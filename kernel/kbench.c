@@ -110,15 +110,45 @@ static int run_one(const struct kbench *b)
 	return err ? 1 : 0;
 }
 
+/* Is all[i] named "-name" in the rest of an "all,-a,-b" spec? */
+static bool excluded(const struct kbench *b, const char *rest)
+{
+	for (const char *p = rest; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len > 1 && *p == '-' && strlen(b->name) == len - 1 &&
+		    !strncmp(b->name, p + 1, len - 1))
+			return true;
+		p += len + (comma ? 1 : 0);
+	}
+	return false;
+}
+
 int kbench_run(const char *spec)
 {
 	size_t n;
 	const struct kbench *all = kbench_registered(&n);
 	int failed = 0, ran = 0;
 
-	if (!strcmp(spec, "all")) {
-		for (size_t i = 0; i < n; i++, ran++)
+	if (!strcmp(spec, "all") || !strncmp(spec, "all,", 4)) {
+		/* "all,-a,-b": all but a and b (scripts/bench.py boots some apart). */
+		for (const char *p = spec + 3; *p;) {
+			const char *comma = strchr(p + 1, ',');
+			size_t len = comma ? (size_t)(comma - p - 1) : strlen(p + 1);
+
+			if (len < 2 || p[1] != '-' || !find_bench(p + 2, len - 1)) {
+				raw("bench: '%.*s' after all: only -NAME of a benchmark\n", (int)len, p + 1);
+				failed++;
+			}
+			p += len + 1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (excluded(&all[i], spec + 3))
+				continue;
 			failed += run_one(&all[i]);
+			ran++;
+		}
 	} else {
 		for (const char *p = spec; *p && ran < MAX_SELECTED;) {
 			const char *comma = strchr(p, ',');

@@ -45,9 +45,10 @@ void mce_kill_me_maybe(void)
 	}
 	/*
 	 * 0: memory_failure() sent SIGBUS BUS_MCEERR_AR where this thread maps
-	 * the page. -EHWPOISON: poisoned already, and unmapped: the access,
-	 * run again, meets the hwpoison entry and gets the same SIGBUS (Linux
-	 * looks the address up in the page tables to send it at once).
+	 * the page (or, poisoned already, found no mapping of it here: nothing
+	 * to tell). -EHWPOISON: poisoned already, and memory_failure() found
+	 * where this thread maps it, or its hwpoison entry, and sent the SIGBUS
+	 * there (Linux's kill_accessing_process).
 	 */
 	if (!ret || ret == -EHWPOISON)
 		return;

@@ -15,6 +15,7 @@
  * as many as the mapcounts say. Like mm_verify, this wants a quiet system.
  */
 #define pr_fmt(fmt) "mm_verify: " fmt
+#include <quire/memory-failure.h>
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/mmap.h>
@@ -245,7 +246,8 @@ static void check_entry(struct vm_area_struct *vma, unsigned long addr, pte_t en
 		return;
 	}
 	folio = page_folio(page);
-	if (PageHWPoison(page))
+	/* (Marked and still mapped is fine while memory_failure() is unmapping it.) */
+	if (PageHWPoison(page) && !memory_failure_busy(pfn))
 		folio_problem(folio, "hwpoisoned page mapped at %#lx", addr);
 	/*
 	 * Soft-dirty tracking rests on it: every way to write access marks the

@@ -25,6 +25,8 @@
 #include <quire/string.h>
 #include <quire/errno.h>
 #include <quire/printk.h>
+#include <quire/copy_mc.h>
+#include <quire/memory-failure.h>
 
 void address_space_init(struct address_space *mapping, struct inode *host)
 {
@@ -219,8 +221,17 @@ ssize_t filemap_read(struct inode *inode, void *buf, size_t count, loff_t pos)
 			folio_put(folio);
 			return done ? (ssize_t)done : -EIO;
 		} else if (folio) {
-			memcpy((char *)buf + done, (char *)folio_address(folio) + off, n);
+			/* Machine-check-safe: a page poisoned now stops here, as above. */
+			size_t left = copy_mc_to_kernel((char *)buf + done,
+							(char *)folio_address(folio) + off, n);
+
+			if (left)
+				memory_failure_queue(folio_pfn(folio), 0);
 			folio_put(folio);
+			if (left) {
+				done += n - left;
+				return done ? (ssize_t)done : -EIO;
+			}
 		} else {
 			memset((char *)buf + done, 0, n);	/* a hole */
 		}

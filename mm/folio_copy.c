@@ -54,6 +54,28 @@ int copy_mc_highpages(struct page *to, struct page *from, unsigned int nr)
 	return -EHWPOISON;
 }
 
+/*
+ * One page of user data for copy-on-write and fork (Linux's
+ * copy_mc_user_highpage): the bytes NOT copied, 0 when all were. On a
+ * short copy the source frame is queued for memory_failure(), and the
+ * caller fails its fault with -EHWPOISON (SIGBUS BUS_MCEERR_AR for the
+ * faulting task). vaddr and vma are for architectures with aliasing
+ * caches; x86 has none.
+ */
+int copy_mc_user_highpage(struct page *to, struct page *from, unsigned long vaddr,
+			  struct vm_area_struct *vma)
+{
+	unsigned long left;
+
+	(void)vaddr;
+	(void)vma;
+	atomic_long_inc(&copy_mc_calls);
+	left = copy_mc_to_kernel(page_address(to), page_address(from), PAGE_SIZE);
+	if (left)
+		memory_failure_queue(page_to_pfn(from), 0);
+	return (int)left;
+}
+
 /* Copy a whole folio: one copy, or one per page with copy_mc_batch=0. */
 int folio_mc_copy(struct folio *dst, struct folio *src)
 {

@@ -25,10 +25,15 @@
 #include <quire/numa.h>
 #include <quire/errno.h>
 #include <quire/string.h>
+#include <quire/copy_mc.h>
 
 void (*fork_share_hook)(unsigned long addr);
 
-/* The child gets its own copy of one exclusive, maybe-pinned page. */
+/*
+ * The child gets its own copy of one exclusive, maybe-pinned page. The copy
+ * is machine-check-safe (as Linux's copy_present_page): a poisoned source
+ * queues its frame for memory_failure() and fails the fork with -EHWPOISON.
+ */
 static int copy_present_page(struct vm_area_struct *dst_vma, pte_t *dst, pte_t src,
 			     struct page *page, unsigned long addr)
 {
@@ -37,7 +42,10 @@ static int copy_present_page(struct vm_area_struct *dst_vma, pte_t *dst, pte_t s
 
 	if (!copy)
 		return -ENOMEM;
-	memcpy(folio_address(copy), page_address(page), PAGE_SIZE);
+	if (copy_mc_user_highpage(folio_page(copy, 0), page, addr, dst_vma)) {
+		folio_put(copy);
+		return -EHWPOISON;
+	}
 	entry = pfn_pte(folio_pfn(copy), pte_write(src), pte_exec(src));
 	if (pte_protnone(src))
 		entry = pte_mkprotnone(entry);

@@ -28,6 +28,8 @@
 #include <quire/sched.h>
 #include <quire/errno.h>
 #include <quire/string.h>
+#include <quire/copy_mc.h>
+#include <quire/memory-failure.h>
 #include <asm/pgtable.h>
 
 bool gup_batching = true;
@@ -609,7 +611,15 @@ int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int le
 			set_page_flag((struct page *)folio, PG_dirty);
 			folio_unlock(folio);
 		} else {
-			memcpy((u8 *)buf + done, kaddr, (size_t)n);
+			/* Machine-check-safe: a poisoned page ends the access there. */
+			unsigned long left = copy_mc_to_kernel((u8 *)buf + done, kaddr, (size_t)n);
+
+			if (left) {
+				memory_failure_queue(page_to_pfn(page), 0);
+				put_page(page);
+				done += n - (int)left;
+				break;
+			}
 		}
 		put_page(page);
 		done += n;

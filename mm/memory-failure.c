@@ -222,21 +222,126 @@ static int handle_user_folio(struct page *page, struct folio *folio, int flags)
 	return ret;
 }
 
+/* ---- a frame poisoned already ---- */
+
+/* Where current's address space maps (or held, now a hwpoison entry) the frame. */
+struct accessing_walk {
+	struct mmu_walk walk;
+	unsigned long pfn;
+	unsigned long addr;	/* 0: nowhere */
+};
+
+static void accessing_pte(struct mmu_walk *walk, unsigned long addr, pte_t pte)
+{
+	struct accessing_walk *a = container_of(walk, struct accessing_walk, walk);
+	unsigned long pfn = 0;
+
+	if (pte_present(pte))
+		pfn = pte_pfn(pte);
+	else if (is_swap_pte(pte) && is_hwpoison_entry(pte_to_swp_entry(pte)))
+		pfn = pte_to_swp_entry(pte).offset;
+	if (pfn == a->pfn && !a->addr)
+		a->addr = addr;
+}
+
+static void accessing_pmd(struct mmu_walk *walk, unsigned long addr, unsigned long end, pte_t pmd)
+{
+	struct accessing_walk *a = container_of(walk, struct accessing_walk, walk);
+	unsigned long first = pmd_pfn(pmd) + ((addr & (PMD_SIZE - 1)) >> PAGE_SHIFT);
+
+	if (!a->addr && a->pfn >= first && a->pfn < first + ((end - addr) >> PAGE_SHIFT))
+		a->addr = addr + ((a->pfn - first) << PAGE_SHIFT);
+}
+
+/*
+ * A frame poisoned already, met again by an access that needs it (a second
+ * machine check on it, MADV_HWPOISON of a page whose first memory_failure()
+ * could not unmap it): as Linux's kill_accessing_process, find where the
+ * caller maps the frame, or held it before a hwpoison entry replaced it,
+ * and send SIGBUS BUS_MCEERR_AR there at once instead of letting the access
+ * run again. -EHWPOISON when a signal went, 0 when the caller does not map
+ * it, -EFAULT for a caller without an address space (a kernel thread).
+ */
+static int kill_accessing_process(unsigned long pfn)
+{
+	struct accessing_walk a = {
+		.walk = { .pte = accessing_pte, .pmd = accessing_pmd }, .pfn = pfn,
+	};
+	struct mm_struct *mm = current ? current->mm : NULL;
+	struct vm_area_struct *v;
+
+	if (!mm)
+		return -EFAULT;
+	down_read(&mm->mmap_lock);
+	list_for_each_entry(v, &mm->vmas, vm_list) {
+		walk_range(mm, v->vm_start, v->vm_end, &a.walk);
+		if (a.addr)
+			break;
+	}
+	up_read(&mm->mmap_lock);
+	if (!a.addr)
+		return 0;
+	force_sig_mceerr(BUS_MCEERR_AR, a.addr, PAGE_SHIFT,
+			 "memory error in a page poisoned already (BUS_MCEERR_AR)");
+	return -EHWPOISON;
+}
+
+/*
+ * Linux's answer for a frame marked already: logged as a failed recovery
+ * of an "already poisoned page", not counted again (neither in the node's
+ * counters nor in HardwareCorrupted), nothing unmapped twice; -EHWPOISON,
+ * or what kill_accessing_process() says for an access that needs the page.
+ */
+static int already_poisoned(struct page *page, int flags)
+{
+	int ret = -EHWPOISON;
+
+	if (flags & MF_ACTION_REQUIRED)
+		ret = kill_accessing_process(page_to_pfn(page));
+	pr_err("%#lx: recovery action for already poisoned page: %s\n", page_to_pfn(page),
+	       result_name[MF_FAILED]);
+	return ret;
+}
+
+/*
+ * The frame memory_failure() is working on (MF_NO_PFN: none): marked
+ * PG_hwpoison but maybe still mapped until the unmap reaches each PTE.
+ * mm_verify (an exiting mm's, say) accepts that one mapped poisoned page.
+ */
+#define MF_NO_PFN	(~0UL)
+static unsigned long mf_busy_pfn = MF_NO_PFN;
+
+bool memory_failure_busy(unsigned long pfn)
+{
+	return __atomic_load_n(&mf_busy_pfn, __ATOMIC_ACQUIRE) == pfn;
+}
+
+static int __memory_failure(unsigned long pfn, struct page *page, int flags);
+
 int memory_failure(unsigned long pfn, int flags)
 {
-	struct page *page;
-	struct folio *folio;
 	int ret;
 
 	if (!pfn_valid(pfn)) {
 		pr_err("%#lx: no memory frame there\n", pfn);
 		return -ENXIO;
 	}
-	page = pfn_to_page(pfn);
 	mutex_lock(&mf_mutex);
+	__atomic_store_n(&mf_busy_pfn, pfn, __ATOMIC_RELEASE);	/* before the mark */
+	ret = __memory_failure(pfn, pfn_to_page(pfn), flags);
+	__atomic_store_n(&mf_busy_pfn, MF_NO_PFN, __ATOMIC_RELEASE);
+	mutex_unlock(&mf_mutex);
+	return ret;
+}
+
+/* memory_failure() for a valid frame, mf_mutex held. */
+static int __memory_failure(unsigned long pfn, struct page *page, int flags)
+{
+	struct folio *folio;
+	int ret;
+
 	if (PageHWPoison(page)) {
-		pr_err("%#lx: already poisoned\n", pfn);
-		ret = -EHWPOISON;
+		ret = already_poisoned(page, flags);
 		goto out;
 	}
 	SetPageHWPoison(page);
@@ -265,7 +370,6 @@ int memory_failure(unsigned long pfn, int flags)
 	}
 	ret = handle_user_folio(page, folio, flags);
 out:
-	mutex_unlock(&mf_mutex);
 	return ret;
 }
 

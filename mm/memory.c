@@ -34,6 +34,7 @@
 #include <quire/pagemap.h>
 #include <quire/mempolicy.h>
 #include <quire/migrate.h>
+#include <quire/copy_mc.h>
 
 static struct page *zero_page;
 
@@ -140,15 +141,10 @@ static pte_t mk_pte(struct vm_area_struct *vma, struct page *page, bool write)
 	return pfn_pte(page_to_pfn(page), write, vma->vm_flags & VM_EXEC);
 }
 
-/* A new order-0 anonymous folio for addr of vma (where the policy says), zeroed or a copy of src. */
-static struct folio *alloc_anon_page(struct vm_area_struct *vma, struct page *src,
-				     unsigned long addr)
+/* A new zeroed order-0 anonymous folio for addr of vma (where the policy says). */
+static struct folio *alloc_anon_page(struct vm_area_struct *vma, unsigned long addr)
 {
-	struct folio *folio = mpol_folio_alloc((src ? 0 : __GFP_ZERO) | __GFP_MOVABLE, 0, vma, addr);
-
-	if (folio && src)
-		memcpy(folio_address(folio), page_address(src), PAGE_SIZE);
-	return folio;
+	return mpol_folio_alloc(__GFP_ZERO | __GFP_MOVABLE, 0, vma, addr);
 }
 
 /*
@@ -189,11 +185,17 @@ static int file_fault(struct mm_struct *mm, struct vm_area_struct *vma, pte_t *p
 	/* Held until the PTE is in: truncate cannot take the folio out meanwhile. */
 	folio_lock(folio);
 	if (write && !shared) {
-		copy = alloc_anon_page(vma, folio_page(folio, 0), addr);
-		if (!copy) {
+		/* The private copy, machine-check-safe: a poisoned source is SIGBUS, not a panic. */
+		copy = mpol_folio_alloc(__GFP_MOVABLE, 0, vma, addr);
+		ret = !copy ? -ENOMEM :
+		      copy_mc_user_highpage(folio_page(copy, 0), folio_page(folio, 0), addr, vma) ?
+		      -EHWPOISON : 0;
+		if (ret) {
+			if (copy)
+				folio_put(copy);
 			folio_unlock(folio);
 			folio_put(folio);
-			return -ENOMEM;
+			return ret;
 		}
 	}
 	pte = pte_alloc(mm, pmd) ? NULL : pte_offset_map_lock(mm, pmd, addr, &ptl);
@@ -264,7 +266,7 @@ static struct folio *alloc_anon_folio(struct vm_area_struct *vma, unsigned long 
 		}
 		count_mthp_stat(order, MTHP_STAT_ANON_FAULT_FALLBACK);
 	}
-	return alloc_anon_page(vma, NULL, addr);
+	return alloc_anon_page(vma, addr);
 }
 
 /*
@@ -320,6 +322,7 @@ enum wp_result {
 	WP_REUSED,		/* the page itself became writable */
 	WP_COPIED,		/* copy now maps there (the caller's reference went with it) */
 	WP_NEED_COPY,		/* a copy is needed and copy was NULL: allocate, come back */
+	WP_HWPOISON,		/* the source page is poisoned: nothing changed, copy unused */
 };
 
 /*
@@ -367,9 +370,15 @@ static enum wp_result do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 	}
 	if (!copy)
 		return WP_NEED_COPY;
-	if (page)
-		memcpy(folio_address(copy), page_address(page), PAGE_SIZE);
-	else
+	/*
+	 * Machine-check-safe, as Linux's __wp_page_copy_user: a poisoned
+	 * source stops the copy, its frame is queued for memory_failure(),
+	 * and the fault fails with -EHWPOISON (SIGBUS BUS_MCEERR_AR), the
+	 * old mapping left as it was.
+	 */
+	if (page && copy_mc_user_highpage(folio_page(copy, 0), page, addr & PAGE_MASK, vma))
+		return WP_HWPOISON;
+	if (!page)
 		memset(folio_address(copy), 0, PAGE_SIZE);
 	/*
 	 * Release: the copy's bytes before the mapping. One store over the old
@@ -453,6 +462,10 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 			if (!copy)
 				return -ENOMEM;
 			continue;
+		}
+		if (wp == WP_HWPOISON) {
+			ret = -EHWPOISON;	/* copy is put below */
+			break;
 		}
 		if (wp == WP_COPIED)
 			copy = NULL;

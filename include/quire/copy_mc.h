@@ -10,6 +10,9 @@
  *					-EHWPOISON with the poisoned source
  *					page queued for memory_failure()
  *   folio_mc_copy(dst, src)		a whole folio the same way
+ *   copy_mc_user_highpage(to, from,	one user page (copy-on-write, fork):
+ *			vaddr, vma)	bytes NOT copied, the source queued
+ *					for memory_failure() when short
  *
  * The body is rep movsq (copy_mc=movsq, the default) or rep movsb
  * (copy_mc=movsb), chosen at boot for the benchmark. copy_mc_batch=0 makes
@@ -30,6 +33,7 @@
 
 struct page;
 struct folio;
+struct vm_area_struct;
 
 /* The arch's copies (arch/x86_64/lib/copy_mc.S, arch/host/copy_mc.c). */
 unsigned long __copy_mc_movsq(void *dst, const void *src, size_t len);
@@ -50,6 +54,8 @@ unsigned long copy_mc_to_user(void *udst, const void *src, size_t len);
 
 int copy_mc_highpages(struct page *to, struct page *from, unsigned int nr);
 int folio_mc_copy(struct folio *dst, struct folio *src);
+int copy_mc_user_highpage(struct page *to, struct page *from, unsigned long vaddr,
+			  struct vm_area_struct *vma);
 
 /* Test hook (see above): 0, or -ENOMEM/-EINVAL from the direct map. */
 int copy_mc_test_poison_page(struct page *page);

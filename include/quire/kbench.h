@@ -10,7 +10,8 @@
  *	}
  *	KBENCH(foo, bench_foo, "what foo measures");
  *
- * "bench=all" or "bench=a,b" on the command line runs them and powers off.
+ * "bench=all" or "bench=a,b" on the command line runs them and powers off
+ * ("bench=all,-a": all but a).
  * Each result is one line, without a timestamp:
  *
  *	bench-csv: benchmark,case,folio_size,mode,metric,value,unit

@@ -56,6 +56,8 @@ void memory_failure_process_queue(void);
 extern void (*memory_failure_kick)(void);
 /* kernel/memory_failure_worker.c: start the worker (boot). */
 void memory_failure_worker_start(void);
+/* Is memory_failure() working on pfn now (marked, maybe not unmapped yet)? For mm_verify. */
+bool memory_failure_busy(unsigned long pfn);
 /* How many times pfn was queued since boot (tests). */
 unsigned long memory_failure_queued(unsigned long pfn);
 /* Frames poisoned since boot (/proc/meminfo HardwareCorrupted). */

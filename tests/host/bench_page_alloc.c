@@ -11,24 +11,9 @@
  * QUIRE_BENCH_MIB=<n> sets the memory per simulated node (default 256).
  */
 #include "../kernel/bench_page_alloc.c"
-#include <asm/host_mm.h>
+#include "bench_host.h"
 
 int main(int argc, char **argv)
 {
-	const char *mib = getenv("QUIRE_BENCH_MIB");
-	struct host_topology topo;
-	int failed;
-
-	/* printk reaches stderr only with this; show warnings and errors too. */
-	setenv("QUIRE_HOST_CONSOLE", "1", 1);
-	console_loglevel = LOGLEVEL_DEFAULT + 1;
-
-	host_topology_numa3(&topo, mib && *mib ? strtoul(mib, NULL, 0) : 256);
-	if (host_mm_init(&topo)) {
-		fprintf(stderr, "bench_page_alloc: host_mm_init failed\n");
-		return 2;
-	}
-	failed = kbench_run(argc > 1 ? argv[1] : "all");
-	host_mm_exit();
-	return failed ? 1 : 0;
+	return bench_host_main(argc, argv, "bench_page_alloc", 256);
 }

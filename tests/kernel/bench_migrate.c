@@ -69,25 +69,6 @@ static long mb_ipis(void)
 #endif
 }
 
-/* Isolate every folio of [BM_BASE, +len) onto list: how many. */
-static unsigned long mb_isolate_all(struct mm_struct *mm, unsigned long len, struct list_head *list)
-{
-	unsigned long n = 0;
-
-	down_read(&mm->mmap_lock);
-	for (unsigned long a = BM_BASE; a < BM_BASE + len;) {
-		bool by_pmd, w;
-		struct folio *f = bm_folio_at(mm, a, &by_pmd, &w);
-
-		if (!f)
-			break;
-		n += isolate_folio_to_list(f, list);
-		a = ALIGN_DOWN(a, folio_size(f)) + folio_size(f);
-	}
-	up_read(&mm->mmap_lock);
-	return n;
-}
-
 /* Every page on nid, in a folio of the layout's order; rss as populated. */
 static int mb_check_result(struct mm_struct *mm, const struct bm_layout *l, unsigned long len,
 			   int nid)
@@ -128,7 +109,7 @@ static int mb_run_once(const struct bm_layout *l, int nid, unsigned long len, bo
 	ipis = mb_ipis();
 	t0 = ktime_get_ns();
 	c0 = kbench_cycles();
-	folios = mb_isolate_all(mm, len, &list);
+	folios = bm_isolate_all(mm, len, &list);
 	failed = migrate_pages(&list, alloc_migration_target, NULL, (unsigned long)&mtc,
 			       MIGRATE_SYNC, MR_SYSCALL, NULL);
 	s->ticks = kbench_cycles() - c0;

@@ -1,11 +1,12 @@
 /*
  * What the mm benchmarks share (tests/kernel/bench_rmap.c,
- * bench_migrate.c): anonymous memory built from the kernel (mm_alloc,
- * do_mmap, handle_mm_fault) in a given folio layout and checked, the THP
- * controls saved and set to give exactly one order, the mm_cost counters,
- * and touching a node's free memory before timing. Static functions in a
- * header, so that each benchmark's host program (which includes the
- * benchmark's .c) gets them too.
+ * bench_migrate.c, bench_copy_mc.c): anonymous memory built from the
+ * kernel (mm_alloc, do_mmap, handle_mm_fault) in a given folio layout and
+ * checked, the THP controls saved and set to give exactly one order, the
+ * mm_cost counters, isolating it all for migrate_pages, and touching a
+ * node's free memory before timing. Static inline functions in a header
+ * (not every benchmark uses each), so that each benchmark's host program
+ * (which includes the benchmark's .c) gets them too.
  */
 #ifndef TESTS_BENCH_MM_H
 #define TESTS_BENCH_MM_H
@@ -16,6 +17,7 @@
 #include <quire/mmap.h>
 #include <quire/rmap.h>
 #include <quire/huge_mm.h>
+#include <quire/migrate.h>
 #include <quire/numa.h>
 #include <quire/printk.h>
 #include <quire/errno.h>
@@ -34,14 +36,14 @@ struct bm_thp {
 	enum thp_mode order[HPAGE_PMD_ORDER + 1];
 };
 
-static void bm_thp_save(struct bm_thp *s)
+static inline void bm_thp_save(struct bm_thp *s)
 {
 	s->global = thp_global_mode();
 	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
 		s->order[o] = thp_order_mode(o);
 }
 
-static void bm_thp_restore(const struct bm_thp *s)
+static inline void bm_thp_restore(const struct bm_thp *s)
 {
 	thp_set_global_mode(s->global);
 	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
@@ -49,7 +51,7 @@ static void bm_thp_restore(const struct bm_thp *s)
 }
 
 /* Allow exactly one folio order for anonymous faults (0: none but order 0). */
-static void bm_thp_only(unsigned int order)
+static inline void bm_thp_only(unsigned int order)
 {
 	thp_set_global_mode(THP_ALWAYS);
 	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++) {
@@ -61,19 +63,20 @@ static void bm_thp_only(unsigned int order)
 	}
 }
 
-static void bm_cost_read(long *v)
+static inline void bm_cost_read(long *v)
 {
 	for (int i = 0; i < NR_MM_COST_ITEMS; i++)
 		v[i] = atomic_long_read(&mm_cost[i]);
 }
 
 /* The folio mapped at addr and whether by a PMD; NULL when nothing is. */
-static struct folio *bm_folio_at(struct mm_struct *mm, unsigned long addr, bool *by_pmd,
-				 bool *writable)
+static inline struct folio *bm_folio_at(struct mm_struct *mm, unsigned long addr,
+					bool *by_pmd, bool *writable)
 {
 	pte_t *pmd = pmd_lookup(mm->pgd, addr, false), *pte;
 
 	*by_pmd = false;
+	*writable = false;
 	if (!pmd || !*pmd)
 		return NULL;
 	if (pmd_leaf(*pmd)) {
@@ -89,7 +92,8 @@ static struct folio *bm_folio_at(struct mm_struct *mm, unsigned long addr, bool 
 }
 
 /* Is every page of [BM_BASE, +len) mapped the way the layout says? */
-static int bm_check_layout(struct mm_struct *mm, const struct bm_layout *l, unsigned long len)
+static inline int bm_check_layout(struct mm_struct *mm, const struct bm_layout *l,
+				  unsigned long len)
 {
 	for (unsigned long a = BM_BASE; a < BM_BASE + len; a += PAGE_SIZE) {
 		bool by_pmd, w;
@@ -107,7 +111,8 @@ static int bm_check_layout(struct mm_struct *mm, const struct bm_layout *l, unsi
 }
 
 /* A new mm with [BM_BASE, +len) mapped anonymous and populated in layout l. */
-static struct mm_struct *bm_populate(const struct bm_layout *l, unsigned long len, int *errp)
+static inline struct mm_struct *bm_populate(const struct bm_layout *l, unsigned long len,
+					    int *errp)
 {
 	unsigned long step = PAGE_SIZE << l->order, nr = len / step;
 	unsigned long alloc[HPAGE_PMD_ORDER + 1], splits = thp_event_read(THP_SPLIT_PMD);
@@ -185,7 +190,27 @@ fail:
  * clears) the poison of pages freed with debug_pagealloc on, which the
  * timed runs would otherwise meet at random.
  */
-static void bm_touch_node(int nid)
+/* Isolate every folio of [BM_BASE, +len) onto list (for migrate_pages): how many. */
+static inline unsigned long bm_isolate_all(struct mm_struct *mm, unsigned long len,
+					    struct list_head *list)
+{
+	unsigned long n = 0;
+
+	down_read(&mm->mmap_lock);
+	for (unsigned long a = BM_BASE; a < BM_BASE + len;) {
+		bool by_pmd, w;
+		struct folio *f = bm_folio_at(mm, a, &by_pmd, &w);
+
+		if (!f)
+			break;
+		n += isolate_folio_to_list(f, list);
+		a = ALIGN_DOWN(a, folio_size(f)) + folio_size(f);
+	}
+	up_read(&mm->mmap_lock);
+	return n;
+}
+
+static inline void bm_touch_node(int nid)
 {
 	const gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN;
 	void *chain = NULL;

@@ -166,6 +166,22 @@ def row(bench_name, case, options='', value='1.000', revision='r1'):
     return [bench_name, case, '16K', 'range', 'ns_per_call', value, 'ns', options, revision]
 
 
+class KernelBoots(unittest.TestCase):
+    """Kernel benchmarks with a topology of their own boot apart (bench.KERNEL_TOPOLOGY)."""
+
+    def test_all_leaves_them_out_and_boots_them_apart(self):
+        boots = bench.kernel_boots('all', 'numa3')
+        self.assertEqual(boots[0], ('all' + ''.join(f',-{n}' for n in bench.KERNEL_TOPOLOGY),
+                                    'numa3'))
+        self.assertEqual(boots[1:], list(bench.KERNEL_TOPOLOGY.items()))
+
+    def test_lists_are_split(self):
+        self.assertEqual(bench.kernel_boots('rmap,copy_mc', 'numa3'),
+                         [('rmap', 'numa3'), ('copy_mc', bench.KERNEL_TOPOLOGY['copy_mc'])])
+        self.assertEqual(bench.kernel_boots('rmap', 'uma'), [('rmap', 'uma')])
+        self.assertEqual(bench.kernel_boots(None, 'numa3'), [])
+
+
 class Results(unittest.TestCase):
     def test_old_header_reads_with_empty_options(self):
         r = rows()

@@ -11,6 +11,9 @@
  *   - the page is poisoned (HardwareCorrupted +4 kB) and unmapped: pagemap
  *     says swapped (a hwpoison entry), a touch is SIGBUS BUS_MCEERR_AR at
  *     the byte, the page next to it keeps its bytes;
+ *   - a second machine check on the same frame (poisoned already) while
+ *     it reads the next page: SIGBUS BUS_MCEERR_AR at the poisoned page at
+ *     once, nothing counted again;
  *   - the frame is never handed out again (64 MiB touched after), and
  *     debugfs unpoison-pfn refuses it (EOPNOTSUPP after a real error);
  *   - another process, waiting meanwhile on CPU 1, carries on and exits 0,
@@ -63,19 +66,43 @@ static pid_t start_bystander(int go_fd)
 	return pid;
 }
 
+/*
+ * Ask the runner for a machine check at physical address phys while this
+ * process is in user mode, and read the page at vp until the SIGBUS
+ * handler jumps back (1), or 60 s have passed (0).
+ */
+static int machine_check_while_reading(volatile char *vp, uint64_t phys)
+{
+	struct timespec t0, t;
+	volatile long sum = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (sigsetjmp(env, 1))
+		return 1;
+	printf("mce-inject: when cpl=3 mce 0 1 0xbd80000000000000 7 %#llx 0x86\n",
+	       (unsigned long long)phys);
+	fflush(stdout);
+	do {
+		for (int i = 0; i < 1000000; i++)
+			sum += vp[i & 4095];
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 60);
+	printf("    # mce_user: no SIGBUS for the machine check at %#llx (sum %ld)\n",
+	       (unsigned long long)phys, sum);
+	return 0;
+}
+
 int main(void)
 {
 	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	volatile char *vp = p;
 	long corrupted = hardware_corrupted_kb();
-	struct timespec t0, t;
 	int go[2], status = -1, got;
 	uint64_t pfn = 0, e;
 	char text[32];
 	pid_t bystander, child;
-	long sum = 0;
 
-	ktap_begin("mce_user", 5);
+	ktap_begin("mce_user", 6);
 	CHECK(p != MAP_FAILED && corrupted >= 0 && pipe(go) == 0);
 	if (p == MAP_FAILED)
 		return ktap_finish();
@@ -86,19 +113,7 @@ int main(void)
 	pfn = PM_PFN(pagemap_of(p));
 	CHECK(pfn != 0);
 	catch_sigbus();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	got = sigsetjmp(env, 1);
-	if (!got) {
-		printf("mce-inject: when cpl=3 mce 0 1 0xbd80000000000000 7 %#llx 0x86\n",
-		       (unsigned long long)(pfn * PAGE + 0x40));
-		fflush(stdout);
-		do {
-			for (int i = 0; i < 1000000; i++)
-				sum += vp[i & 4095];
-			clock_gettime(CLOCK_MONOTONIC, &t);
-		} while (t.tv_sec - t0.tv_sec < 60);
-		printf("    # mce_user: no machine check arrived (sum %ld)\n", sum);
-	}
+	got = machine_check_while_reading(vp, pfn * PAGE + 0x40);
 	CHECK(got && buses == 1);
 	CHECK(bus_code == BUS_MCEERR_AR);
 	CHECK(bus_addr == p);
@@ -114,6 +129,23 @@ int main(void)
 	CHECK(touch_bus(p + 100) == 1 && bus_lsb == 12);
 	CHECK(p[PAGE] == 'm' && p[2 * PAGE - 1] == 'm');
 	ktap_report("page_poisoned_and_unmapped", NULL);
+
+	/*
+	 * A second machine check on the frame, poisoned already, while the
+	 * process reads the page next to it: memory_failure() says "already
+	 * poisoned", counts nothing, and finds the page's hwpoison entry in
+	 * this process: SIGBUS BUS_MCEERR_AR at the page at once (Linux's
+	 * kill_accessing_process), no panic, no second unmapping.
+	 */
+	buses = 0;
+	got = machine_check_while_reading(vp + PAGE, pfn * PAGE + 0x80);
+	CHECK(got && buses == 1 && bus_code == BUS_MCEERR_AR);
+	CHECK(bus_addr == p && bus_lsb == 12);
+	CHECK(hardware_corrupted_kb() == corrupted + 4);
+	e = pagemap_of(p);
+	CHECK((e & PM_SWAP) && !(e & PM_PRESENT));
+	CHECK(p[PAGE] == 'm');
+	ktap_report("repeat_machine_check_on_a_poisoned_page", NULL);
 
 	{
 		size_t len = 64UL << 20;

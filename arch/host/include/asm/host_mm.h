@@ -33,4 +33,7 @@ struct host_sigbus {
 };
 extern struct host_sigbus host_last_sigbus;
 
+/* The C library's memcpy (arch/host/copy_mc.c): the host's own copy bandwidth. */
+void *host_memcpy(void *dst, const void *src, size_t len);
+
 #endif
