@@ -43,6 +43,7 @@
 #include <quire/process.h>
 #include <quire/signal.h>
 #include <quire/uapi/termios.h>
+#include <quire/poll.h>
 
 #define TTY_LINE_MAX	4096	/* Linux's N_TTY_BUF_SIZE */
 #define TTY_RAW_MAX	256
@@ -500,15 +501,83 @@ void tty_flush_input(void)
 	mutex_unlock(&read_mutex);
 }
 
+/*
+ * Whether a read would return without waiting: in canonical mode a whole
+ * line (or an end of file) is there, the input that has arrived being
+ * edited into the line now, as the line discipline does on receipt in
+ * Linux; otherwise any byte. A reader inside tty_read holds read_mutex:
+ * then only the ring is looked at.
+ */
+static bool tty_input_ready(void)
+{
+	struct termios t;
+	bool ready;
+
+	if (!mutex_trylock(&read_mutex))
+		return console_input_available() > 0;
+	isig_discard(true);
+	t = get_termios();
+	if (t.c_lflag & ICANON) {
+		while (!line_done) {
+			bool drop;
+			char c;
+
+			if (raw_head == raw_len && (fill_raw(false) || !raw_len))
+				break;
+			c = input_map(&t, raw[raw_head++], &drop);
+			if (!drop)
+				canon_char(&t, c);
+		}
+		ready = line_done;
+	} else {
+		ready = raw_head < raw_len || console_input_available() > 0;
+	}
+	mutex_unlock(&read_mutex);
+	return ready;
+}
+
+/* poll (fs/select.c): always writable (output is polled out at once); readable as above. */
+static unsigned int tty_poll(struct file *f, poll_table *pt)
+{
+	struct wait_queue_head *wq = console_input_wait_queue();
+	unsigned int mask = POLLOUT | POLLWRNORM;
+
+	if (wq)
+		poll_wait(f, wq, pt);
+	else
+		poll_recheck_after(pt, 10 * NSEC_PER_MSEC);
+	if (tty_input_ready())
+		mask |= POLLIN | POLLRDNORM;
+	return mask;
+}
+
 static const struct file_operations console_fops = {
+	.poll = tty_poll,
 	.read = tty_read,
 	.write = tty_write,
 	.ioctl = tty_ioctl,
 	.llseek = no_llseek,
 };
 
+/*
+ * /dev/tty (5:0): the opener's controlling terminal, which can only be the
+ * console; ENXIO for a process without one, as Linux says.
+ */
+static int tty_dev_open(struct inode *inode, struct file *f)
+{
+	if (!ctty_session())
+		return -ENXIO;
+	f->f_op = &console_fops;
+	return 0;
+}
+
+static const struct file_operations tty_dev_fops = {
+	.open = tty_dev_open,
+};
+
 void tty_init(void)
 {
 	set_termios(&default_termios);
 	register_chrdev_region(5, 1, 1, "console", &console_fops);
+	register_chrdev_region(5, 0, 1, "tty", &tty_dev_fops);
 }

@@ -10,6 +10,7 @@
 #include <quire/process.h>
 #include <quire/signal.h>
 #include <quire/syscalls.h>
+#include <quire/random.h>
 #include <quire/fs.h>
 #include <quire/fdtable.h>
 #include <quire/mmap.h>
@@ -249,19 +250,6 @@ static long sys_getcpu(u64 ucpu, u64 unode, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
-struct new_utsname {
-	char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
-};
-
-static long sys_uname(u64 ubuf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	static const struct new_utsname u = {
-		"Quire", "quire", "0.1", "#1 SMP", "x86_64", "(none)"
-	};
-
-	return copy_to_user((void *)ubuf, &u, sizeof(u)) ? -EFAULT : 0;
-}
-
 /*
  * sysinfo(2): memory in bytes (mem_unit 1, as Linux gives it on 64-bit),
  * uptime rounded up to a second, every task in procs (kernel threads
@@ -288,21 +276,15 @@ static long sys_sysinfo(u64 uinfo, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 
 static long sys_getrandom(u64 ubuf, u64 len, u64 flags, u64 a3, u64 a4, u64 a5)
 {
-	static u64 state = 0x5157495245ULL;
 	u64 done = 0;
 
 	if (flags & ~7ULL)
 		return -EINVAL;
-	/* Not cryptographic: a TSC-seeded xorshift (no entropy source yet; docs/syscalls.md). */
+	/* Not cryptographic (drivers/random.c; docs/syscalls.md). */
 	while (done < len) {
-		u64 v;
+		u64 v = get_random_u64();
 		u64 n = min(len - done, (u64)8);
 
-		state ^= rdtsc();
-		state ^= state << 13;
-		state ^= state >> 7;
-		state ^= state << 17;
-		v = state;
 		if (copy_to_user((void *)(ubuf + done), &v, n))
 			return done ? (long)done : -EFAULT;
 		done += n;
@@ -417,6 +399,8 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[62] = sys_kill,
 	[60] = sys_exit,
 	[63] = sys_uname,
+	[170] = sys_sethostname,
+	[171] = sys_setdomainname,
 	[99] = sys_sysinfo,
 	[97] = sys_getrlimit,
 	[102] = sys_getuid,
@@ -501,6 +485,11 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	/* mounts (kernel/fs_syscalls.c, fs/mount.c) */
 	[165] = sys_mount,
 	[166] = sys_umount2,
+	/* fs/select.c */
+	[7] = sys_poll,
+	[23] = sys_select,
+	[270] = sys_pselect6,
+	[271] = sys_ppoll,
 };
 
 static u8 reported[NR_SYSCALLS];

@@ -134,6 +134,9 @@ struct task {
 		long (*fn)(struct restart_block *rb);	/* NULL: nothing (-EINTR) */
 		u64 end_ns;			/* nanosleep: the clock reading it sleeps until */
 		u64 urem;			/* its rem argument */
+		u64 poll_ufds;			/* poll: its array, its length, */
+		unsigned int poll_nfds;
+		bool poll_forever;		/* and no timeout (end_ns unused) */
 	} restart_block;
 	/*
 	 * The last trap that sent this thread a signal, which every signal
