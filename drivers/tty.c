@@ -291,6 +291,16 @@ static int ctty_session(void)
 	return sid;
 }
 
+int tty_of_session(int sid, int *tpgid)
+{
+	if (!sid || READ_ONCE(ctrl_session) != sid) {
+		*tpgid = -1;
+		return 0;
+	}
+	*tpgid = READ_ONCE(ctrl_pgrp);
+	return (5 << 8) | 1;	/* the console, 5:1, as Linux encodes tty_nr */
+}
+
 /* A background process reads (SIGTTIN) or changes the terminal (SIGTTOU): 0 if it may. */
 static int job_control(int sig)
 {

@@ -253,14 +253,16 @@ static long sys_getcpu(u64 ucpu, u64 unode, u64 a2, u64 a3, u64 a4, u64 a5)
 /*
  * sysinfo(2): memory in bytes (mem_unit 1, as Linux gives it on 64-bit),
  * uptime rounded up to a second, every task in procs (kernel threads
- * too, as Linux counts nr_threads). No swap, no highmem, no load average
- * yet (loads 0); sharedram and bufferram 0: no shmem, no buffer cache.
+ * too, as Linux counts nr_threads), the load averages (kernel/loadavg.c)
+ * scaled by 1 << SI_LOAD_SHIFT. No swap, no highmem; sharedram and
+ * bufferram 0: no shmem, no buffer cache.
  */
 static long sys_sysinfo(u64 uinfo, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	struct sysinfo si = { .mem_unit = 1 };
 	u64 ns = ktime_get_ns();
 	long tasks = sched_nr_tasks();
+	unsigned long loads[3];
 	int nid;
 
 	_Static_assert(sizeof(struct sysinfo) == 112, "Linux's x86-64 struct sysinfo");
@@ -270,6 +272,9 @@ static long sys_sysinfo(u64 uinfo, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 		si.freeram += node_page_state(nid, NR_FREE_PAGES) * PAGE_SIZE;
 	}
 	si.uptime = (long)((ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
+	get_avenrun(loads);
+	for (int i = 0; i < 3; i++)
+		si.loads[i] = loads[i] << (SI_LOAD_SHIFT - FSHIFT);
 	si.procs = (u16)min(tasks, 65535L);
 	return copy_to_user((void *)uinfo, &si, sizeof(si)) ? -EFAULT : 0;
 }

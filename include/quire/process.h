@@ -59,6 +59,8 @@ extern struct list_head process_list;
  * when there is no such process (kernel/pgrp.c).
  */
 int with_process_by_pid(int pid, int (*fn)(struct task *p, void *arg), void *arg);
+/* The pids of every process, zombies too, ascending: how many were put in pids (at most max). */
+int process_list_pids(int *pids, int max);
 /* A task's mm changes (exec, exit) under process_lock, for get_process_mm (quire/mmap.h). */
 void set_task_mm(struct task *t, struct mm_struct *mm);
 

@@ -1,7 +1,7 @@
 /*
  * poll(2) and select(2)'s structures and bits, as Linux x86-64 has them:
- * struct pollfd, the POLL* event bits (asm-generic/poll.h) and fd_set
- * (FD_SETSIZE bits of unsigned long).
+ * struct pollfd and the POLL* event bits (asm-generic/poll.h). select's
+ * fd_set is an array of unsigned long, a bit per descriptor (fs/select.c).
  */
 #ifndef QUIRE_UAPI_POLL_H
 #define QUIRE_UAPI_POLL_H
@@ -28,7 +28,5 @@ struct pollfd {
 };
 
 _Static_assert(sizeof(struct pollfd) == 8, "Linux's struct pollfd");
-
-#define FD_SETSIZE	1024
 
 #endif
