@@ -19,7 +19,7 @@
  */
 #define pr_fmt(fmt) "procfs: " fmt
 #include <quire/pseudofs.h>
-#include <quire/process.h>
+#include <quire/pid.h>
 #include <quire/sched.h>
 #include <quire/signal.h>
 #include <quire/console.h>

@@ -31,7 +31,7 @@
 #include <quire/mmzone.h>
 #include <quire/kernel.h>
 #include <quire/errno.h>
-#include <quire/process.h>
+#include <quire/pid.h>
 #include <quire/mmap.h>
 #include "internal.h"
 

@@ -38,7 +38,7 @@
 #include <quire/gup.h>
 #include <quire/string.h>
 #include <quire/memory-failure.h>
-#include <quire/process.h>
+#include <quire/pid.h>
 #include "internal.h"
 
 struct pseudo_node *proc_root;

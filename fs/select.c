@@ -37,9 +37,14 @@
 #include <quire/kernel.h>
 #include <quire/time.h>
 #include <quire/syscalls.h>
-#include <quire/uapi/time.h>
 
 #define ENTRIES_PER_CHUNK	32
+
+/* select's timeout: Linux's __kernel_old_timeval (struct timeval, 16 bytes). */
+struct old_timeval {
+	long tv_sec;
+	long tv_usec;
+};
 
 struct poll_table_entry {
 	wait_queue_head_t *wq;
@@ -311,7 +316,7 @@ static long poll_select_finish(long ret, u64 utimeout, bool timeval, u64 start_n
 	if (!utimeout || end == start_ns)
 		return ret;
 	if (timeval) {
-		struct timeval tv = { (long)(left / NSEC_PER_SEC),
+		struct old_timeval tv = { (long)(left / NSEC_PER_SEC),
 				      (long)(left % NSEC_PER_SEC / 1000) };
 
 		err = copy_to_user((void *)utimeout, &tv, sizeof(tv));
@@ -443,7 +448,7 @@ long sys_select(u64 n, u64 uin, u64 uout, u64 uex, u64 utv, u64 a5)
 	long ret;
 
 	if (utv) {
-		struct timeval tv;
+		struct old_timeval tv;
 		long sec, usec;
 		u64 ns;
 
