@@ -39,6 +39,8 @@
 #include <quire/string.h>
 #include <quire/memory-failure.h>
 #include <quire/pid.h>
+#include <quire/slab.h>
+#include <quire/mempolicy.h>
 #include "internal.h"
 
 struct pseudo_node *proc_root;
@@ -239,13 +241,64 @@ static ssize_t maps_file_show(struct pseudo_file *pf, char *buf, size_t size)
 	return self_mm_show(pf, buf, size, maps_show);
 }
 
+/*
+ * numa_maps: the mm and, for VMAs without a policy, the task's policy as it
+ * was at open (Linux shows the /proc/<pid> task's; /proc/self: the reader's).
+ */
+struct numa_maps_file {
+	struct mm_struct *mm;
+	struct mempolicy pol;
+};
+
+static int copy_policy(struct task *t, void *arg)
+{
+	*(struct mempolicy *)arg = t->mempolicy;
+	return 0;
+}
+
+static int numa_maps_open(struct pseudo_file *pf)
+{
+	struct numa_maps_file *nf = kzalloc(sizeof(*nf), GFP_KERNEL);
+	int err;
+
+	if (!nf)
+		return -ENOMEM;
+	err = self_open(pf);
+	if (!err && current && with_process_by_pid(proc_pid_of(pf), copy_policy, &nf->pol))
+		err = -ENOENT;
+	if (err) {
+		if (pf->private)
+			mmput(pf->private);
+		kfree(nf);
+		return err;
+	}
+	nf->mm = pf->private;
+	pf->private = nf;
+	return 0;
+}
+
+static void numa_maps_release(struct pseudo_file *pf)
+{
+	struct numa_maps_file *nf = pf->private;
+
+	if (nf->mm)
+		mmput(nf->mm);
+	kfree(nf);
+}
+
 static ssize_t numa_maps_file_show(struct pseudo_file *pf, char *buf, size_t size)
 {
-	return self_mm_show(pf, buf, size, numa_maps_show);
+	struct numa_maps_file *nf = pf->private;
+
+	if (!nf->mm) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return numa_maps_show(nf->mm, &nf->pol, buf, size);
 }
 
 static const struct pseudo_ops numa_maps_ops = {
-	.open = self_open, .release = self_release, .show = numa_maps_file_show,
+	.open = numa_maps_open, .release = numa_maps_release, .show = numa_maps_file_show,
 };
 
 static const struct pseudo_ops maps_ops = {
