@@ -7,12 +7,11 @@
 # names for them, copied from the host, /etc/profile (PATH) and
 # /etc/passwd, /etc/group (root), which ps and ls read.
 #
-# The .deb files come from the host's apt (apt-get download, the versions
-# its package lists name) into $DEB_CACHE (build/debian/debs); the
-# libraries are the host's own (libnuma1 is installed by
-# scripts/deps.sh --for debian, with busybox-static's and numactl's
-# dependencies checked there). Quire's /bin/init is kept: it starts the
-# shell with the console as its controlling terminal.
+# The .deb files are downloaded by scripts/deps.sh --for debian (apt-get
+# download: the versions the host's package lists name) into $DEB_CACHE
+# (build/debian/debs); the libraries are the host's own (libnuma1, which
+# deps.sh installs when missing, and glibc). Quire's /bin/init is kept: it
+# starts the shell with the console as its controlling terminal.
 set -euo pipefail
 
 if [ $# -ne 1 ]; then
@@ -21,24 +20,19 @@ if [ $# -ne 1 ]; then
 fi
 out=$1
 cache=${DEB_CACHE:-$(dirname "$out")/debs}
-mkdir -p "$cache"
 
-fetch() {	# fetch PACKAGE: its .deb in $cache (once)
-    local pkg=$1
-    if ! ls "$cache/${pkg}"_*.deb >/dev/null 2>&1; then
-        (cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1) || {
-            echo "debian-userland: cannot download $pkg (apt-get download $pkg)" >&2
-            exit 1
-        }
-    fi
-    ls "$cache/${pkg}"_*.deb | head -n 1
+deb() {	# deb PACKAGE: its .deb in $cache
+    local f
+    f=$(ls "$cache/${1}"_*.deb 2>/dev/null | head -n 1)
+    [ -n "$f" ] || { echo "debian-userland: no $1 .deb in $cache (scripts/deps.sh --for debian fetches it)" >&2; exit 1; }
+    echo "$f"
 }
 
-rm -rf "$out"
+rm -rf "$out/root" "$out/unpacked"
 mkdir -p "$out/unpacked" "$out/root"
 root=$out/root
-dpkg-deb -x "$(fetch busybox-static)" "$out/unpacked"
-dpkg-deb -x "$(fetch numactl)" "$out/unpacked"
+dpkg-deb -x "$(deb busybox-static)" "$out/unpacked"
+dpkg-deb -x "$(deb numactl)" "$out/unpacked"
 
 install -D -m 0755 "$out/unpacked/bin/busybox" "$root/bin/busybox"
 # Every applet as a link to /bin/busybox, where busybox itself would put it,
