@@ -204,6 +204,28 @@ static long sys_getuid(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
+/*
+ * getgroups (115): no process has supplementary groups (everyone is root,
+ * group 0): 0, whatever the size but a negative one (EINVAL, as Linux).
+ * setgroups (116): an empty list is accepted; a list of groups is not
+ * kept (-ENOSYS, logged).
+ */
+static long sys_getgroups(u64 size, u64 ulist, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return (int)size < 0 ? -EINVAL : 0;
+}
+
+static long sys_setgroups(u64 size, u64 ulist, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	if ((int)size < 0 || (int)size > 65536)	/* NGROUPS_MAX */
+		return -EINVAL;
+	if (!size)
+		return 0;
+	pr_warn("pid %d (%s): setgroups with %d groups is not implemented (-ENOSYS)\n",
+		current->tgid, current->comm, (int)size);
+	return -ENOSYS;
+}
+
 static long sys_set_tid_address(u64 uptr, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	current->clear_child_tid = (int *)uptr;
@@ -412,6 +434,12 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[104] = sys_getuid,		/* getgid */
 	[107] = sys_getuid,		/* geteuid */
 	[108] = sys_getuid,		/* getegid */
+	[115] = sys_getgroups,
+	[116] = sys_setgroups,
+	[280] = sys_utimensat,
+	[90] = sys_chmod,
+	[91] = sys_fchmod,
+	[268] = sys_fchmodat,
 	[72] = sys_fcntl,
 	[74] = sys_fsync,
 	[95] = sys_umask,

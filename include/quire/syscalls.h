@@ -21,6 +21,11 @@ struct iovec {
  */
 long import_iovec(u64 uiov, u32 count, struct iovec **iovp, u64 *total);
 long sys_read(SYSCALL_ARGS);
+/* kernel/fs_syscalls.c */
+long sys_utimensat(SYSCALL_ARGS);
+long sys_chmod(SYSCALL_ARGS);
+long sys_fchmod(SYSCALL_ARGS);
+long sys_fchmodat(SYSCALL_ARGS);
 /* kernel/utsname.c */
 long sys_uname(SYSCALL_ARGS);
 long sys_sethostname(SYSCALL_ARGS);
