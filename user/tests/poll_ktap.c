@@ -1,7 +1,8 @@
 /*
  * poll, ppoll, select and pselect6 (fs/select.c), the names (uname,
  * sethostname, setdomainname: kernel/utsname.c) and the /dev nodes a
- * shell uses (/dev/null, /dev/zero, /dev/urandom, /dev/random, /dev/tty):
+ * shell uses (/dev/null, /dev/zero, /dev/urandom, /dev/random, /dev/tty),
+ * and what busybox's touch, chmod and id call (utimensat, chmod, getgroups):
  * readiness of pipes, regular files, devices and the console, timeouts
  * (and the time left written back), wake-ups from another process, EINTR
  * and the temporary signal masks, and Linux's errno for bad descriptors,
@@ -24,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <grp.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -587,9 +590,61 @@ static void names(void)
 	ktap_report("uname_sethostname", NULL);
 }
 
+/* What busybox's touch, chmod and id call: utimensat, chmod/fchmod/fchmodat, getgroups. */
+static void file_times_modes_groups(void)
+{
+	const char *f = "/tmp/poll_times";
+	struct timespec t[2] = { { 1000000, 5 }, { 2000000, 7 } }, keep[2];
+	struct stat st;
+	gid_t groups[4];
+	int fd = open(f, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	CHECK(fd >= 0);
+	CHECK(utimensat(AT_FDCWD, f, t, 0) == 0);
+	CHECK(stat(f, &st) == 0);
+	CHECK(st.st_atim.tv_sec == 1000000 && st.st_atim.tv_nsec == 5);
+	CHECK(st.st_mtim.tv_sec == 2000000 && st.st_mtim.tv_nsec == 7);
+	/* UTIME_OMIT keeps one, UTIME_NOW sets it to now; NULL: both now */
+	keep[0] = (struct timespec){ 0, UTIME_OMIT };
+	keep[1] = (struct timespec){ 0, UTIME_NOW };
+	CHECK(futimens(fd, keep) == 0);
+	CHECK(stat(f, &st) == 0);
+	CHECK(st.st_atim.tv_sec == 1000000 && st.st_mtim.tv_sec > 2000000);
+	CHECK(utimensat(AT_FDCWD, f, NULL, 0) == 0);
+	CHECK(stat(f, &st) == 0 && st.st_atim.tv_sec > 1000000);
+	t[0].tv_nsec = 1000000000;
+	errno = 0;
+	CHECK(utimensat(AT_FDCWD, f, t, 0) == -1 && errno == EINVAL);
+	errno = 0;
+	CHECK(utimensat(AT_FDCWD, f, NULL, 0x4) == -1 && errno == EINVAL);
+	errno = 0;
+	CHECK(utimensat(AT_FDCWD, "/tmp/no/such", NULL, 0) == -1 && errno == ENOENT);
+	errno = 0;
+	CHECK(syscall(SYS_utimensat, AT_FDCWD, f, BAD_PTR, 0) == -1 && errno == EFAULT);
+	/* chmod: the permission bits only, the type kept */
+	CHECK(chmod(f, 04711) == 0);
+	CHECK(stat(f, &st) == 0 && st.st_mode == (S_IFREG | 04711));
+	CHECK(fchmod(fd, 0600) == 0);
+	CHECK(stat(f, &st) == 0 && st.st_mode == (S_IFREG | 0600));
+	CHECK(fchmodat(AT_FDCWD, f, 0444, 0) == 0);
+	CHECK(stat(f, &st) == 0 && (st.st_mode & 07777) == 0444);
+	errno = 0;
+	CHECK(chmod("/tmp/no/such", 0600) == -1 && errno == ENOENT);
+	errno = 0;
+	CHECK(fchmod(1000, 0600) == -1 && errno == EBADF);
+	/* root, and no supplementary groups */
+	CHECK(getgroups(4, groups) == 0);
+	CHECK(getgroups(0, NULL) == 0);
+	errno = 0;
+	CHECK(syscall(SYS_getgroups, -1, groups) == -1 && errno == EINVAL);
+	close(fd);
+	unlink(f);
+	ktap_report("utimensat_chmod_getgroups", NULL);
+}
+
 int main(void)
 {
-	ktap_begin("poll", 12);
+	ktap_begin("poll", 13);
 	pipe_readiness();
 	files_and_devices();
 	bad_fds();
@@ -602,5 +657,6 @@ int main(void)
 	terminal();
 	random_devices();
 	names();
+	file_times_modes_groups();
 	return ktap_finish();
 }
