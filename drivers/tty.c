@@ -512,36 +512,21 @@ void tty_flush_input(void)
 }
 
 /*
- * Whether a read would return without waiting: in canonical mode a whole
- * line (or an end of file) is there, the input that has arrived being
- * edited into the line now, as the line discipline does on receipt in
- * Linux; otherwise any byte. A reader inside tty_read holds read_mutex:
- * then only the ring is looked at.
+ * Whether input is there for a read: a finished line, bytes taken from the
+ * console and not yet read, or bytes in the console's ring. In canonical
+ * mode that may be part of a line, which a read then waits to see ended
+ * (Linux's n_tty edits input as it arrives and says readable only for a
+ * whole line; Quire edits it in read, and doing it here would leave a
+ * half-edited line behind when the reader turns ICANON off). A reader
+ * inside tty_read holds read_mutex: then only the ring is looked at.
  */
 static bool tty_input_ready(void)
 {
-	struct termios t;
 	bool ready;
 
 	if (!mutex_trylock(&read_mutex))
 		return console_input_available() > 0;
-	isig_discard(true);
-	t = get_termios();
-	if (t.c_lflag & ICANON) {
-		while (!line_done) {
-			bool drop;
-			char c;
-
-			if (raw_head == raw_len && (fill_raw(false) || !raw_len))
-				break;
-			c = input_map(&t, raw[raw_head++], &drop);
-			if (!drop)
-				canon_char(&t, c);
-		}
-		ready = line_done;
-	} else {
-		ready = raw_head < raw_len || console_input_available() > 0;
-	}
+	ready = line_done || raw_head < raw_len || console_input_available() > 0;
 	mutex_unlock(&read_mutex);
 	return ready;
 }
