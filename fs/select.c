@@ -183,13 +183,6 @@ static void put_items(struct poll_item *it, unsigned int n)
 	kfree(it);
 }
 
-static u64 deadline_after_ns(u64 ns)
-{
-	u64 now = ktime_get_ns();
-
-	return ns > (u64)INT64_MAX - now ? (u64)INT64_MAX : now + ns;
-}
-
 /* ---- poll, ppoll ---- */
 
 static long do_sys_poll(u64 ufds, unsigned int nfds, u64 end, bool forever)
@@ -267,21 +260,7 @@ long sys_poll(u64 ufds, u64 nfds, u64 timeout_ms, u64 a3, u64 a4, u64 a5)
 	int ms = (int)timeout_ms;
 
 	return poll_common(ufds, (unsigned int)nfds,
-			   ms >= 0 ? deadline_after_ns((u64)ms * NSEC_PER_MSEC) : 0, ms < 0);
-}
-
-/* A timespec timeout: EFAULT, then EINVAL (Linux's poll_select_set_timeout). */
-static int get_timeout_ts(u64 uts, u64 *ns)
-{
-	struct kernel_timespec ts;
-
-	if (copy_from_user(&ts, (void *)uts, sizeof(ts)))
-		return -EFAULT;
-	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (s64)NSEC_PER_SEC)
-		return -EINVAL;
-	*ns = (u64)ts.tv_sec >= (u64)INT64_MAX / NSEC_PER_SEC ? (u64)INT64_MAX
-		: (u64)ts.tv_sec * NSEC_PER_SEC + (u64)ts.tv_nsec;
-	return 0;
+			   ms >= 0 ? deadline_after((u64)ms * NSEC_PER_MSEC) : 0, ms < 0);
 }
 
 /* The signal mask argument of ppoll and pselect6: EINVAL for a size other than 8, EFAULT. */
@@ -337,11 +316,11 @@ long sys_ppoll(u64 ufds, u64 nfds, u64 uts, u64 umask, u64 sigsetsize, u64 a5)
 	long ret;
 
 	if (uts) {
-		int err = get_timeout_ts(uts, &ns);
+		int err = get_timespec_ns(uts, &ns);
 
 		if (err)
 			return err;
-		end = ns > (u64)INT64_MAX - start ? (u64)INT64_MAX : start + ns;
+		end = ns ? deadline_after(ns) : start;
 	}
 	ret = take_sigmask(umask, sigsetsize);
 	if (ret)
@@ -461,7 +440,7 @@ long sys_select(u64 n, u64 uin, u64 uout, u64 uex, u64 utv, u64 a5)
 			return -EINVAL;
 		ns = (u64)sec >= (u64)INT64_MAX / NSEC_PER_SEC ? (u64)INT64_MAX
 			: (u64)sec * NSEC_PER_SEC + (u64)usec * 1000;
-		end = ns > (u64)INT64_MAX - start ? (u64)INT64_MAX : start + ns;
+		end = ns ? deadline_after(ns) : start;
 	}
 	ret = do_select((int)n, uin, uout, uex, end, !utv);
 	return poll_select_finish(ret, utv, true, start, end);
@@ -476,11 +455,11 @@ long sys_pselect6(u64 n, u64 uin, u64 uout, u64 uex, u64 uts, u64 usig)
 	if (usig && copy_from_user(&pack, (void *)usig, sizeof(pack)))
 		return -EFAULT;
 	if (uts) {
-		int err = get_timeout_ts(uts, &ns);
+		int err = get_timespec_ns(uts, &ns);
 
 		if (err)
 			return err;
-		end = ns > (u64)INT64_MAX - start ? (u64)INT64_MAX : start + ns;
+		end = ns ? deadline_after(ns) : start;
 	}
 	ret = take_sigmask(pack.mask, pack.size);
 	if (ret)
