@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <grp.h>
@@ -587,7 +588,25 @@ static void names(void)
 	errno = 0;
 	CHECK(syscall(SYS_uname, BAD_PTR) == -1 && errno == EFAULT);
 	CHECK(sethostname("quire", 5) == 0);
-	ktap_report("uname_sethostname", NULL);
+	/* the thread's command name: prctl PR_SET_NAME/PR_GET_NAME, /proc/self/comm */
+	{
+		char name[32] = { 0 }, comm[64] = { 0 };
+		int fd;
+
+		CHECK(prctl(PR_SET_NAME, "a-very-long-thread-name") == 0);
+		CHECK(prctl(PR_GET_NAME, name) == 0 && strcmp(name, "a-very-long-thr") == 0);
+		fd = open("/proc/self/comm", O_RDONLY);
+		CHECK(fd >= 0 && read(fd, comm, sizeof(comm) - 1) > 0);
+		CHECK(strcmp(comm, "a-very-long-thr\n") == 0);
+		if (fd >= 0)
+			close(fd);
+		errno = 0;
+		CHECK(prctl(PR_SET_NAME, BAD_PTR) == -1 && errno == EFAULT);
+		errno = 0;
+		CHECK(prctl(PR_GET_NAME, BAD_PTR) == -1 && errno == EFAULT);
+		CHECK(prctl(PR_SET_NAME, "poll_ktap") == 0);
+	}
+	ktap_report("uname_sethostname_prctl_name", NULL);
 }
 
 /* What busybox's touch, chmod and id call: utimensat, chmod/fchmod/fchmodat, getgroups. */
