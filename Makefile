@@ -6,6 +6,8 @@
 #   make run          boot in QEMU (FIRMWARE=bios|uefi|direct, TOPOLOGY=numa3,
 #                     CMDLINE="...", QEMU_EXTRA="..."); a guest status N != 0 reads
 #                     "Error N" and make exits 2: scripts/run exits with N itself
+#   make run USERLAND=debian  the same, booting to Debian's busybox shell with
+#                     numactl's programs (build/initrd-debian.cpio; docs/userspace.md)
 #   make gdb          boot paused and attach gdb with the kernel's symbols (GDB_ARGS="...")
 #   make test         every test; ends with "N passed, N failed"
 #   make test-host    only the host unit tests (ASan + UBSan; the threaded ones also
@@ -192,6 +194,26 @@ $(INITRD_IMG): user scripts/mkinitrd.sh FORCE
 	@$(if $(Q),echo "  INITRD  $@")
 	$(Q)scripts/mkinitrd.sh $@ $(BUILD)/user $(EXTRA_INITRD)
 
+# USERLAND=debian: Debian's busybox-static and numactl (downloaded by
+# scripts/deps.sh --for debian) over Quire's programs, in an initrd of its
+# own; make run boots it, Quire's /bin/init starting busybox's /bin/sh.
+# USERLAND=quire (the default): user/ only.
+USERLAND ?= quire
+DEBIAN_INITRD := $(BUILD)/initrd-debian.cpio
+ifeq ($(filter quire debian,$(USERLAND)),)
+$(error USERLAND=$(USERLAND): quire or debian)
+endif
+
+.PHONY: initrd-debian
+initrd-debian: $(DEBIAN_INITRD)
+	@:
+$(BUILD)/debian/root/bin/busybox: scripts/debian-userland.sh
+	@DEB_CACHE=$(BUILD)/debian/debs scripts/deps.sh --for debian
+	$(Q)DEB_CACHE=$(BUILD)/debian/debs scripts/debian-userland.sh $(BUILD)/debian
+$(DEBIAN_INITRD): user $(BUILD)/debian/root/bin/busybox scripts/mkinitrd.sh FORCE
+	@$(if $(Q),echo "  INITRD  $@")
+	$(Q)scripts/mkinitrd.sh $@ $(BUILD)/user $(BUILD)/debian/root $(EXTRA_INITRD)
+
 # ---- ISO ----
 iso: $(ISO)
 $(ISO): $(KERNEL) $(INITRD_IMG) scripts/mkiso.sh
@@ -211,6 +233,11 @@ export FIRMWARE TOPOLOGY CMDLINE QEMU_EXTRA
 RUN_INITRD = $(if $(filter direct,$(FIRMWARE))$(CMDLINE),$(INITRD_IMG))
 
 RUN_DEPS = $(KERNEL) $(INITRD_IMG) $(if $(filter direct,$(FIRMWARE)),,$(ISO))
+ifeq ($(USERLAND),debian)
+# Passed as INITRD, so bios/uefi boots make an ISO of their own per run.
+RUN_INITRD = $(DEBIAN_INITRD)
+RUN_DEPS = $(KERNEL) $(DEBIAN_INITRD)
+endif
 RUN_ENV = KERNEL=$(KERNEL) ISO=$(ISO) BUILD=$(BUILD) INITRD=$(RUN_INITRD)
 # More arguments for gdb, e.g. GDB_ARGS="-batch -ex 'break start_kernel' -ex continue -ex bt".
 GDB_ARGS ?=

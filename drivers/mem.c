@@ -8,6 +8,7 @@
 #include <quire/string.h>
 #include <quire/mmap.h>
 #include <quire/syscalls.h>
+#include <quire/random.h>
 
 static ssize_t null_read(struct file *f, void *buf, size_t count, loff_t *pos)
 {
@@ -60,4 +61,5 @@ void mem_devices_init(void)
 {
 	register_chrdev_region(1, 3, 1, "null", &null_fops);
 	register_chrdev_region(1, 5, 1, "zero", &zero_fops);
+	random_devices_init();
 }

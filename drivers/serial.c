@@ -306,6 +306,11 @@ void serial_rx_inject(const char *buf, size_t len)
 
 /* ---- console input ---- */
 
+struct wait_queue_head *console_input_wait_queue(void)
+{
+	return serial_irq_vector() ? &rx_wait : NULL;
+}
+
 /*
  * Sleep until the ring may hold something (or, without the interrupt, for
  * a poll period); interruptible: until then, or a signal.
@@ -350,6 +355,18 @@ static int getc_wait(bool block, bool interruptible)
 			return -ERESTARTSYS;
 		wait_for_input(interruptible);
 	}
+}
+
+size_t console_input_available(void)
+{
+	unsigned long flags;
+
+	if (present && !serial_irq_vector()) {
+		spin_lock_irqsave(&rx_lock, flags);
+		drain_uart_locked();
+		spin_unlock_irqrestore(&rx_lock, flags);
+	}
+	return serial_rx_available();
 }
 
 int console_getc(bool block)

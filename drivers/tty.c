@@ -43,6 +43,7 @@
 #include <quire/process.h>
 #include <quire/signal.h>
 #include <quire/uapi/termios.h>
+#include <quire/poll.h>
 
 #define TTY_LINE_MAX	4096	/* Linux's N_TTY_BUF_SIZE */
 #define TTY_RAW_MAX	256
@@ -290,6 +291,16 @@ static int ctty_session(void)
 	return sid;
 }
 
+int tty_of_session(int sid, int *tpgid)
+{
+	if (!sid || READ_ONCE(ctrl_session) != sid) {
+		*tpgid = -1;
+		return 0;
+	}
+	*tpgid = READ_ONCE(ctrl_pgrp);
+	return (5 << 8) | 1;	/* the console, 5:1, as Linux encodes tty_nr */
+}
+
 /* A background process reads (SIGTTIN) or changes the terminal (SIGTTOU): 0 if it may. */
 static int job_control(int sig)
 {
@@ -500,15 +511,68 @@ void tty_flush_input(void)
 	mutex_unlock(&read_mutex);
 }
 
+/*
+ * Whether input is there for a read: a finished line, bytes taken from the
+ * console and not yet read, or bytes in the console's ring. In canonical
+ * mode that may be part of a line, which a read then waits to see ended
+ * (Linux's n_tty edits input as it arrives and says readable only for a
+ * whole line; Quire edits it in read, and doing it here would leave a
+ * half-edited line behind when the reader turns ICANON off). A reader
+ * inside tty_read holds read_mutex: then only the ring is looked at.
+ */
+static bool tty_input_ready(void)
+{
+	bool ready;
+
+	if (!mutex_trylock(&read_mutex))
+		return console_input_available() > 0;
+	ready = line_done || raw_head < raw_len || console_input_available() > 0;
+	mutex_unlock(&read_mutex);
+	return ready;
+}
+
+/* poll (fs/select.c): always writable (output is polled out at once); readable as above. */
+static unsigned int tty_poll(struct file *f, poll_table *pt)
+{
+	struct wait_queue_head *wq = console_input_wait_queue();
+	unsigned int mask = POLLOUT | POLLWRNORM;
+
+	if (wq)
+		poll_wait(f, wq, pt);
+	else
+		poll_recheck_after(pt, 10 * NSEC_PER_MSEC);
+	if (tty_input_ready())
+		mask |= POLLIN | POLLRDNORM;
+	return mask;
+}
+
 static const struct file_operations console_fops = {
+	.poll = tty_poll,
 	.read = tty_read,
 	.write = tty_write,
 	.ioctl = tty_ioctl,
 	.llseek = no_llseek,
 };
 
+/*
+ * /dev/tty (5:0): the opener's controlling terminal, which can only be the
+ * console; ENXIO for a process without one, as Linux says.
+ */
+static int tty_dev_open(struct inode *inode, struct file *f)
+{
+	if (!ctty_session())
+		return -ENXIO;
+	f->f_op = &console_fops;
+	return 0;
+}
+
+static const struct file_operations tty_dev_fops = {
+	.open = tty_dev_open,
+};
+
 void tty_init(void)
 {
 	set_termios(&default_termios);
 	register_chrdev_region(5, 1, 1, "console", &console_fops);
+	register_chrdev_region(5, 0, 1, "tty", &tty_dev_fops);
 }

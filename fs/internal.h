@@ -63,6 +63,18 @@ ssize_t show_id_mask(char *buf, size_t size, u64 mask, int bits);
 /* /proc/self/status's file (fs/proc_status.c), made by procfs_init. */
 struct pseudo_ops;
 extern const struct pseudo_ops proc_status_ops;
+/* /proc/<pid> (fs/proc_pid.c): its files' ops, the pid a file is about (0: the reader). */
+struct pseudo_file;
+struct task;
+extern const struct pseudo_ops proc_stat_ops, proc_statm_ops, proc_cmdline_ops, proc_comm_ops;
+int proc_pid_of(const struct pseudo_file *pf);
+/* "R (running)", "S (sleeping)", ... as status shows it; stat shows the letter. */
+const char *proc_task_state(const struct task *t);
+/* /proc/loadavg, uptime, stat, cpuinfo (fs/proc_sys.c). */
+extern const struct pseudo_ops proc_loadavg_ops, proc_uptime_ops, proc_stat_sys_ops,
+	proc_cpuinfo_ops;
+/* Make /proc list and look up /proc/<pid>, each a copy of self's files for that pid. */
+void proc_pid_dirs_init(struct pseudo_node *root, struct pseudo_node *self);
 
 /*
  * pipe.c, for vmsplice (splice.c): a pipe holds PIPE_DEF_BUFFERS buffers of

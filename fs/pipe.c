@@ -19,6 +19,7 @@
 #include <quire/signal.h>
 #include <quire/fs.h>
 #include <quire/wait.h>
+#include <quire/poll.h>
 #include <quire/mutex.h>
 #include <quire/slab.h>
 #include <quire/errno.h>
@@ -365,7 +366,40 @@ static int pipe_release(struct inode *inode, struct file *f)
 	return 0;
 }
 
+/*
+ * poll (fs/select.c), as Linux's pipe_poll: the read end is readable with
+ * data in it, and hung up (POLLHUP) once every writer is gone; the write
+ * end is writable with a free buffer, and POLLERR once every reader is
+ * gone.
+ */
+static unsigned int pipe_poll(struct file *f, poll_table *pt)
+{
+	struct pipe *p = f->private_data;
+	unsigned int mask = 0;
+
+	if (f->f_mode & FMODE_READ)
+		poll_wait(f, &p->rd_wait, pt);
+	if (f->f_mode & FMODE_WRITE)
+		poll_wait(f, &p->wr_wait, pt);
+	spin_lock(&p->lock);
+	if (f->f_mode & FMODE_READ) {
+		if (p->nrbufs)
+			mask |= POLLIN | POLLRDNORM;
+		if (!p->writers)
+			mask |= POLLHUP;
+	}
+	if (f->f_mode & FMODE_WRITE) {
+		if (!pipe_full(p))
+			mask |= POLLOUT | POLLWRNORM;
+		if (!p->readers)
+			mask |= POLLERR;
+	}
+	spin_unlock(&p->lock);
+	return mask;
+}
+
 static const struct file_operations pipe_fops = {
+	.poll = pipe_poll,
 	.read = pipe_read,
 	.write = pipe_write,
 	.write_user = pipe_write_user,

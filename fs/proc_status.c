@@ -17,7 +17,8 @@
  * State, Pid, pending and blocked signals) and the process's memory.
  * Quire's /proc/self is a directory, and this file describes the process of
  * whoever reads it (a descriptor inherited by a fork child shows the
- * child, where Linux's would still show the parent).
+ * child, where Linux's would still show the parent); /proc/<pid>/status
+ * describes process pid (fs/proc_pid.c).
  */
 #define pr_fmt(fmt) "procfs: " fmt
 #include <quire/pseudofs.h>
@@ -30,16 +31,9 @@
 #include <quire/mmzone.h>
 #include <quire/kernel.h>
 #include <quire/errno.h>
+#include <quire/pid.h>
+#include <quire/mmap.h>
 #include "internal.h"
-
-static const char *state_name(const struct task *t)
-{
-	if (t == current || t->state == TASK_RUNNING)
-		return "R (running)";
-	if (t->exiting || t->state == TASK_DEAD)
-		return "Z (zombie)";
-	return t->state == TASK_UNINTERRUPTIBLE ? "D (disk sleep)" : "S (sleeping)";
-}
 
 /* "Name:\t...": the command name, newline and backslash escaped as Linux does. */
 static int show_name(char *buf, size_t size, const char *comm)
@@ -109,30 +103,40 @@ static int show_signals(char *buf, size_t size, struct task *leader)
 	return len;
 }
 
-static ssize_t status_show(struct pseudo_file *pf, char *buf, size_t size)
-{
-	struct task *t = current, *leader, *parent;
-	u64 mems = 0, cpus;
+struct status_buf {
+	char *buf;
+	size_t size;
 	int len;
+};
 
-	if (!t) {			/* a host test: no task */
-		buf[0] = '\0';
-		return 0;
-	}
-	leader = t->group_leader ? t->group_leader : t;
-	parent = leader->parent;
-	cpus = 0;
+/* Name to Gid, under process_lock (t: the process, or the reader's thread for /proc/self). */
+static int status_head(struct task *t, void *arg)
+{
+	struct status_buf *b = arg;
+	struct task *leader = t->group_leader ? t->group_leader : t, *parent = leader->parent;
+
+	b->len = show_name(b->buf, b->size, leader->comm);
+	b->len += scnprintf(b->buf + b->len, b->size - b->len,
+			    "Umask:\t%04o\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n"
+			    "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n",
+			    leader->files ? leader->files->umask : 022, proc_task_state(leader),
+			    leader->tgid, leader->tid, parent ? parent->tgid : 0);
+	return 0;
+}
+
+/* Threads to Mems_allowed_list, under process_lock. */
+static int status_tail(struct task *t, void *arg)
+{
+	struct status_buf *b = arg;
+	struct task *leader = t->group_leader ? t->group_leader : t;
+	char *buf = b->buf;
+	size_t size = b->size;
+	int len = b->len;
+	u64 mems = 0, cpus = 0;
+
 	for (int cpu = 0; cpu < MAX_CPUS; cpu++)	/* the online ones, as sched_getaffinity says */
 		if (cpu_online(cpu) && (leader->cpus_allowed & (1ULL << cpu)))
 			cpus |= 1ULL << cpu;
-	len = show_name(buf, size, leader->comm);
-	len += scnprintf(buf + len, size - len,
-			 "Umask:\t%04o\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n"
-			 "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n",
-			 t->files ? t->files->umask : 022, state_name(leader), t->tgid, leader->tid,
-			 parent ? parent->tgid : 0);
-	if (t->mm)
-		len += show_mem(buf + len, size - len, t->mm);
 	len += show_signals(buf + len, size - len, leader);
 	len += scnprintf(buf + len, size - len, "Cpus_allowed:\t");
 	len += show_id_mask(buf + len, size - len, cpus, nr_cpu_ids);
@@ -146,7 +150,34 @@ static ssize_t status_show(struct pseudo_file *pf, char *buf, size_t size)
 	len += show_id_mask(buf + len, size - len, mems, MAX_NUMNODES);
 	len += scnprintf(buf + len, size - len, "Mems_allowed_list:\t");
 	len += show_id_list(buf + len, size - len, mems);
-	return len;
+	b->len = len;
+	return 0;
+}
+
+/*
+ * The file's process (proc_pid_of: 0 is the reader's) in three steps, the
+ * memory lines outside process_lock (task_mem_counts takes mmap_lock); a
+ * process that goes in between is ESRCH.
+ */
+static ssize_t status_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	struct status_buf b = { buf, size, 0 };
+	int pid = proc_pid_of(pf), err;
+	struct mm_struct *mm;
+
+	if (!current) {			/* a host test: no task */
+		buf[0] = '\0';
+		return 0;
+	}
+	err = with_process_by_pid(pid, status_head, &b);
+	if (err)
+		return err;
+	if (!get_process_mm(pid, &mm)) {
+		b.len += show_mem(buf + b.len, size - b.len, mm);
+		mmput(mm);
+	}
+	err = with_process_by_pid(pid, status_tail, &b);
+	return err ? err : b.len;
 }
 
 const struct pseudo_ops proc_status_ops = { .show = status_show };

@@ -14,13 +14,15 @@
  *   /proc/kpageflags      8 bytes of KPF_* flags per page frame (mm/task_mmu.c)
  *   /proc/sys/vm/drop_caches   accepts 1-4; nothing is reclaimable
  *   /proc/sys/vm/memory_failure_early_kill   0 or 1 (mm/memory-failure.c)
- *   /proc/<pid>           the caller's own pid only: /proc/self
+ *   /proc/self/{stat,statm,cmdline,comm}   Linux's formats (fs/proc_pid.c)
+ *   /proc/<pid>           every process: self's files about that pid (fs/proc_pid.c)
+ *   /proc/loadavg, uptime, stat, cpuinfo   system-wide, Linux's formats (fs/proc_sys.c)
  *   /proc/quire/mm_verify Quire's own, no Linux file: reading it runs
  *                         mm_verify_system() and returns the problems found
  *
- * /proc/self is a directory here, not Linux's symlink to /proc/<pid>
- * (there are no per-pid directories yet): its files act on the address
- * space of whoever opens them. The open takes a reference on that mm, as
+ * /proc/self is a directory here, not Linux's symlink to /proc/<pid>:
+ * its files act on the address space of whoever opens them; the same
+ * files in /proc/<pid> act on that process's. The open takes a reference on that mm, as
  * Linux does, so a file handed to another process (fork) keeps showing the
  * opener's; a kernel thread (no mm) reads them as empty.
  */
@@ -37,6 +39,9 @@
 #include <quire/gup.h>
 #include <quire/string.h>
 #include <quire/memory-failure.h>
+#include <quire/pid.h>
+#include <quire/slab.h>
+#include <quire/mempolicy.h>
 #include "internal.h"
 
 struct pseudo_node *proc_root;
@@ -143,14 +148,19 @@ static const struct pseudo_ops early_kill_ops = { .show = early_kill_show, .stor
 
 /* ---- /proc/self: the opener's mm ---- */
 
+/*
+ * The mm of the file's process (/proc/<pid>: that pid; /proc/self: the
+ * opener), with a reference that self_release drops. A process that has
+ * gone: ENOENT; a zombie: none (the files read empty, as on Linux).
+ */
 static int self_open(struct pseudo_file *pf)
 {
-	struct task *t = current;		/* (none in a host test) */
-	struct mm_struct *mm = t ? t->mm : NULL;
+	struct mm_struct *mm = NULL;		/* (no task in a host test) */
+	int err = current ? get_process_mm(proc_pid_of(pf), &mm) : 0;
 
-	if (mm)
-		atomic_inc(&mm->mm_users);	/* dropped by self_release */
-	pf->private = mm;
+	if (err == -ESRCH)
+		return -ENOENT;
+	pf->private = err ? NULL : mm;
 	return 0;
 }
 
@@ -180,8 +190,6 @@ static ssize_t clear_refs_file_write(struct pseudo_file *pf, const void *buf, si
 	long long type;
 	int err;
 
-	if (!pf->private)
-		return -ESRCH;		/* opened by no process */
 	count = min(count, sizeof(val) - 1);
 	memcpy(val, buf, count);
 	for (e = val + strlen(val); e > s && (e[-1] == ' ' || e[-1] == '\n' || e[-1] == '\t'); e--)
@@ -191,9 +199,11 @@ static ssize_t clear_refs_file_write(struct pseudo_file *pf, const void *buf, si
 	err = kstrtoll(s, 10, &type);
 	if (!err && (type < -2147483648LL || type > 2147483647LL))
 		err = -ERANGE;
-	if (!err)
-		err = clear_refs(pf->private, type < CLEAR_REFS_ALL || type >= CLEAR_REFS_LAST ?
-					      CLEAR_REFS_LAST : (enum clear_refs_type)type);
+	if (!err && (type < CLEAR_REFS_ALL || type >= CLEAR_REFS_LAST))
+		err = -EINVAL;
+	/* A zombie's (no mm): nothing to clear, the write succeeds (Linux's). */
+	if (!err && pf->private)
+		err = clear_refs(pf->private, (enum clear_refs_type)type);
 	(void)pos;
 	return err ? err : (ssize_t)count;
 }
@@ -267,13 +277,64 @@ static ssize_t maps_file_show(struct pseudo_file *pf, char *buf, size_t size)
 	return self_mm_show(pf, buf, size, maps_show);
 }
 
+/*
+ * numa_maps: the mm and, for VMAs without a policy, the task's policy as it
+ * was at open (Linux shows the /proc/<pid> task's; /proc/self: the reader's).
+ */
+struct numa_maps_file {
+	struct mm_struct *mm;
+	struct mempolicy pol;
+};
+
+static int copy_policy(struct task *t, void *arg)
+{
+	*(struct mempolicy *)arg = t->mempolicy;
+	return 0;
+}
+
+static int numa_maps_open(struct pseudo_file *pf)
+{
+	struct numa_maps_file *nf = kzalloc(sizeof(*nf), GFP_KERNEL);
+	int err;
+
+	if (!nf)
+		return -ENOMEM;
+	err = self_open(pf);
+	if (!err && current && with_process_by_pid(proc_pid_of(pf), copy_policy, &nf->pol))
+		err = -ENOENT;
+	if (err) {
+		if (pf->private)
+			mmput(pf->private);
+		kfree(nf);
+		return err;
+	}
+	nf->mm = pf->private;
+	pf->private = nf;
+	return 0;
+}
+
+static void numa_maps_release(struct pseudo_file *pf)
+{
+	struct numa_maps_file *nf = pf->private;
+
+	if (nf->mm)
+		mmput(nf->mm);
+	kfree(nf);
+}
+
 static ssize_t numa_maps_file_show(struct pseudo_file *pf, char *buf, size_t size)
 {
-	return self_mm_show(pf, buf, size, numa_maps_show);
+	struct numa_maps_file *nf = pf->private;
+
+	if (!nf->mm) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return numa_maps_show(nf->mm, &nf->pol, buf, size);
 }
 
 static const struct pseudo_ops numa_maps_ops = {
-	.open = self_open, .release = self_release, .show = numa_maps_file_show,
+	.open = numa_maps_open, .release = numa_maps_release, .show = numa_maps_file_show,
 };
 
 static const struct pseudo_ops maps_ops = {
@@ -288,33 +349,28 @@ static const struct pseudo_ops smaps_ops = {
 	.open = self_open, .release = self_release, .show = smaps_file_show,
 };
 
-/* The calling process's program: its absolute path, fixed at execve. */
-static const char *self_exe_target(void)
-{
-	struct task *t = current;
+/*
+ * The program of the link's process (data: its pid, 0 for the caller):
+ * its absolute path, fixed at execve, copied out under process_lock into
+ * a buffer that vfs_ns_mutex (held by every reader of a link) guards.
+ */
+static char exe_buf[4096];
 
-	return t && t->group_leader ? t->group_leader->exe_path : NULL;
+static int exe_fill(struct task *t, void *arg)
+{
+	struct task *leader = t->group_leader ? t->group_leader : t;
+
+	if (!leader->exe_path)
+		return -ENOENT;
+	strscpy(exe_buf, leader->exe_path, sizeof(exe_buf));
+	return 0;
 }
 
-static struct pseudo_node *self_node;
-
-/*
- * /proc/<pid>: the caller's own process id names /proc/self (Quire has no
- * per-pid directories: any other pid is ENOENT, and none is listed).
- */
-static struct pseudo_node *pid_lookup(const char *name, size_t len)
+static const char *self_exe_target(void *data)
 {
-	struct task *t = current;
-	long pid = 0;
-
-	if (!t || !len || len > 9 || name[0] == '0')
+	if (!current || with_process_by_pid((int)(long)data, exe_fill, NULL))
 		return NULL;
-	for (size_t i = 0; i < len; i++) {
-		if (name[i] < '0' || name[i] > '9')
-			return NULL;
-		pid = pid * 10 + (name[i] - '0');
-	}
-	return pid == t->tgid ? self_node : NULL;
+	return exe_buf;
 }
 
 /* The tree, in the order a listing shows it: a NULL ops makes the directory `dir`. */
@@ -341,7 +397,15 @@ static const struct {
 	{ .parent = SELF, .name = "mounts", .mode = 0444, .ops = &mounts_ops },
 	{ .parent = ROOT, .name = "meminfo", .mode = 0444, .ops = &meminfo_ops },
 	{ .parent = SELF, .name = "status", .mode = 0444, .ops = &proc_status_ops },
+	{ .parent = SELF, .name = "stat", .mode = 0444, .ops = &proc_stat_ops },
+	{ .parent = SELF, .name = "statm", .mode = 0444, .ops = &proc_statm_ops },
+	{ .parent = SELF, .name = "cmdline", .mode = 0444, .ops = &proc_cmdline_ops },
+	{ .parent = SELF, .name = "comm", .mode = 0444, .ops = &proc_comm_ops },
 	{ .parent = ROOT, .name = "kpageflags", .mode = 0400, .ops = &kpageflags_ops },
+	{ .parent = ROOT, .name = "loadavg", .mode = 0444, .ops = &proc_loadavg_ops },
+	{ .parent = ROOT, .name = "uptime", .mode = 0444, .ops = &proc_uptime_ops },
+	{ .parent = ROOT, .name = "stat", .mode = 0444, .ops = &proc_stat_sys_ops },
+	{ .parent = ROOT, .name = "cpuinfo", .mode = 0444, .ops = &proc_cpuinfo_ops },
 	{ .parent = ROOT, .name = "sys", .dir = SYS },
 	{ .parent = SYS, .name = "vm", .dir = VM },
 	{ .parent = VM, .name = "drop_caches", .mode = 0200, .ops = &drop_caches_ops },
@@ -370,11 +434,10 @@ int procfs_init(void)
 	}
 	if (!proc_root)
 		goto fail;
-	self_node = dirs[SELF];
-	err = pseudo_symlink(self_node, "exe", self_exe_target);
+	err = pseudo_symlink(dirs[SELF], "exe", self_exe_target, NULL);
 	if (err)
 		goto fail;
-	pseudo_dir_set_lookup(proc_root, pid_lookup);
+	proc_pid_dirs_init(proc_root, dirs[SELF]);
 	err = vfs_mount("/proc", pseudo_inode(proc_root));
 	if (!err)
 		return 0;

@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) "pseudofs: " fmt
 #include <quire/pseudofs.h>
+#include <quire/sched.h>
 #include <quire/slab.h>
 #include <quire/string.h>
 #include <quire/errno.h>
@@ -32,9 +33,11 @@ struct pseudo_node {
 	loff_t pos;			/* the getdents cookie in the parent */
 	loff_t next_pos;		/* directories: the next child's cookie */
 	const struct pseudo_ops *ops;	/* files */
-	const char *(*target)(void);	/* symlinks */
+	const char *(*target)(void *data);	/* symlinks */
 	/* directories: names not listed (pseudo_dir_set_lookup) */
 	struct pseudo_node *(*lookup)(const char *name, size_t len);
+	/* directories: entries after the listed ones (pseudo_dir_set_list_extra) */
+	void (*list_extra)(struct dir_context *ctx);
 	void *data;
 	size_t len;
 	char name[];
@@ -191,20 +194,66 @@ int pseudo_create(struct pseudo_node *parent, const char *name, umode_t mode,
 	return add_node(parent, n);
 }
 
-int pseudo_symlink(struct pseudo_node *parent, const char *name, const char *(*target)(void))
+int pseudo_symlink(struct pseudo_node *parent, const char *name,
+		   const char *(*target)(void *data), void *data)
 {
 	struct pseudo_node *n = new_node(name, S_IFLNK | 0777);
 
 	if (!n)
 		return -ENOMEM;
 	n->target = target;
+	n->data = data;
 	return add_node(parent, n);
+}
+
+/*
+ * A copy of tmpl's files and symlinks (not its subdirectories) in a new
+ * directory that parent does not list, each with data (vfs_ns_mutex held:
+ * a lookup or list_extra hook). NULL when out of memory.
+ */
+struct pseudo_node *pseudo_clone_dir(const struct pseudo_node *tmpl, struct pseudo_node *parent,
+				     const char *name, void *data)
+{
+	struct pseudo_node *dir = new_node(name, S_IFDIR | 0555), *c;
+
+	mutex_assert_held(&vfs_ns_mutex);
+	if (!dir)
+		return NULL;
+	inode_set_sb(dir->inode, parent->inode->i_sb, true);
+	dir->parent = parent;
+	dir->inode->i_parent = parent->inode;
+	list_for_each_entry(c, &tmpl->children, sibling) {
+		struct pseudo_node *n;
+
+		if (S_ISDIR(c->inode->i_mode))
+			continue;
+		n = new_node(c->name, c->inode->i_mode);
+		if (!n)
+			return dir;	/* a partial directory: its files are what memory allowed */
+		n->ops = c->ops;
+		n->target = c->target;
+		n->data = data;
+		if (link_node(dir, n))
+			free_node(n);
+	}
+	return dir;
+}
+
+bool pseudo_dir_emit(struct dir_context *ctx, struct pseudo_node *n, loff_t pos)
+{
+	if (pos < ctx->pos)
+		return true;
+	if (!ctx->actor(ctx, n->name, n->len, pos + 1, n->inode->i_ino,
+			(n->inode->i_mode & S_IFMT) >> 12))
+		return false;
+	ctx->pos = pos + 1;
+	return true;
 }
 
 /* A symlink's target, made by its function for the caller; "" (ENOENT on lookup) when none. */
 static const char *pseudo_get_link(struct inode *inode)
 {
-	const char *t = node_of(inode)->target();
+	const char *t = node_of(inode)->target(node_of(inode)->data);
 
 	return t ? t : "";
 }
@@ -219,6 +268,11 @@ void pseudo_dir_set_lookup(struct pseudo_node *dir,
 			   struct pseudo_node *(*lookup)(const char *name, size_t len))
 {
 	dir->lookup = lookup;
+}
+
+void pseudo_dir_set_list_extra(struct pseudo_node *dir, void (*list_extra)(struct dir_context *ctx))
+{
+	dir->list_extra = list_extra;
 }
 
 static int pseudo_lookup(struct inode *dir, const char *name, size_t len, struct inode **out)
@@ -266,6 +320,8 @@ static int pseudo_iterate(struct file *f, struct dir_context *ctx)
 			return 0;
 		ctx->pos = n->pos + 1;
 	}
+	if (node_of(dir)->list_extra)
+		node_of(dir)->list_extra(ctx);
 	return 0;
 }
 

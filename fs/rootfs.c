@@ -2,7 +2,7 @@
  * The root file system: a ramfs with the directories and device nodes a
  * program expects before anything is unpacked into it, as Linux's
  * devtmpfs would give: /dev/console (5:1), /dev/null (1:3), /dev/zero
- * (1:5), and /tmp; and the empty directories /proc and /sys, where
+ * (1:5), /dev/random (1:8), /dev/urandom (1:9), /dev/tty (5:0), and /tmp; and the empty directories /proc and /sys, where
  * vfs_init mounts procfs and sysfs (fs/procfs.c, fs/sysfs.c). The nodes
  * exist whether or not a driver has registered their numbers (opening one
  * without a driver is ENXIO).
@@ -21,6 +21,9 @@ static const struct {
 	{ "/dev/console", S_IFCHR | 0600, 5, 1 },
 	{ "/dev/null", S_IFCHR | 0666, 1, 3 },
 	{ "/dev/zero", S_IFCHR | 0666, 1, 5 },
+	{ "/dev/random", S_IFCHR | 0666, 1, 8 },
+	{ "/dev/urandom", S_IFCHR | 0666, 1, 9 },
+	{ "/dev/tty", S_IFCHR | 0666, 5, 0 },
 	{ "/tmp", S_IFDIR | 01777, 0, 0 },
 	{ "/proc", S_IFDIR | 0555, 0, 0 },
 	{ "/sys", S_IFDIR | 0555, 0, 0 },

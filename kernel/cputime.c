@@ -23,12 +23,23 @@
 #define load(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define add(x, v)	__atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)
 
+/* Per CPU, in ticks: user, system and idle time (/proc/stat). */
+static u64 cpustat[MAX_CPUS][3];
+
+void cpu_times(int cpu, u64 *user, u64 *system, u64 *idle)
+{
+	*user = load(cpustat[cpu][0]);
+	*system = load(cpustat[cpu][1]);
+	*idle = load(cpustat[cpu][2]);
+}
+
 void account_process_tick(bool user, u64 tick_ns)
 {
 	struct task *t = current;
 
 	if (!t)
 		return;
+	add(cpustat[smp_processor_id()][user ? 0 : is_idle_task(t) ? 2 : 1], 1);
 	if (user)
 		add(t->cputime.utime_ns, tick_ns);
 	else

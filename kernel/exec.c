@@ -335,10 +335,12 @@ static long build_stack(const struct elf_file *prog, unsigned long at_base, cons
 	if (!table)
 		return -ENOMEM;
 	table[n++] = argc;
+	current->mm->arg_start = strs;
 	strs = put_strings(strs, argv, argc, &table[n], &err);
+	current->mm->arg_end = current->mm->env_start = strs;
 	n += argc;
 	table[n++] = 0;
-	put_strings(strs, envp, envc, &table[n], &err);
+	current->mm->env_end = put_strings(strs, envp, envc, &table[n], &err);
 	n += envc;
 	table[n++] = 0;
 #define AUX(k, v) do { table[n++] = (k); table[n++] = (v); } while (0)

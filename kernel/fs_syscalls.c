@@ -20,6 +20,7 @@
 #include <quire/uapi/statfs.h>
 #include <quire/uapi/stat.h>
 #include <quire/mmap.h>
+#include <quire/time.h>
 
 #define PATH_MAX 4096
 
@@ -189,6 +190,128 @@ long sys_faccessat(u64 dirfd, u64 upath, u64 mode, u64 a3, u64 a4, u64 a5)
 	kfree(path);
 	if (!err && (mode & X_OK) && S_ISREG(st.st_mode) && !(st.st_mode & 0111))
 		err = -EACCES;
+	return err;
+}
+
+/*
+ * utimensat (280): a file's access and modification times, from times[2]
+ * (NULL: both now), each tv_nsec UTIME_NOW or UTIME_OMIT or a time;
+ * the change time becomes now unless both are omitted. A NULL path: the
+ * file dirfd names (AT_SYMLINK_NOFOLLOW with it EINVAL). Linux's order:
+ * flags EINVAL, times EFAULT, then EINVAL for a bad tv_nsec, then the path.
+ * Every process is root: no EPERM or EACCES.
+ */
+#define UTIME_NOW	((1L << 30) - 1)
+#define UTIME_OMIT	((1L << 30) - 2)
+
+long sys_utimensat(u64 dirfd, u64 upath, u64 utimes, u64 flags, u64 a4, u64 a5)
+{
+	struct kernel_timespec ts[2];
+	struct timespec64 now = current_time();
+	struct inode *inode = NULL, *dir;
+	struct file *held;
+	char *path = NULL;
+	long err;
+
+	if (flags & ~(u64)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (utimes) {
+		if (copy_from_user(ts, (void *)utimes, sizeof(ts)))
+			return -EFAULT;
+		for (int i = 0; i < 2; i++)
+			if (ts[i].tv_nsec != UTIME_NOW && ts[i].tv_nsec != UTIME_OMIT &&
+			    (ts[i].tv_nsec < 0 || ts[i].tv_nsec >= (s64)NSEC_PER_SEC))
+				return -EINVAL;
+		if (ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
+			return 0;
+	} else {
+		ts[0].tv_nsec = ts[1].tv_nsec = UTIME_NOW;
+	}
+	if (!upath) {
+		struct file *f;
+
+		if (flags & AT_SYMLINK_NOFOLLOW)
+			return -EINVAL;
+		f = fget(files(), (int)dirfd);
+		if (!f)
+			return -EBADF;
+		inode = igrab(file_inode(f));
+		fput(f);
+	} else {
+		err = get_path((const char *)upath, &path);
+		if (err)
+			return err;
+		err = dirfd_inode((int)dirfd, &held, &dir);
+		if (!err)
+			err = vfs_lookup_at(dir, path, (int)(flags & AT_SYMLINK_NOFOLLOW), &inode);
+		if (held)
+			fput(held);
+		kfree(path);
+		if (err)
+			return err;
+	}
+	for (int i = 0; i < 2; i++) {
+		struct timespec64 *t = i ? &inode->i_mtime : &inode->i_atime;
+
+		if (ts[i].tv_nsec == UTIME_OMIT)
+			continue;
+		*t = ts[i].tv_nsec == UTIME_NOW ? now
+			: (struct timespec64){ ts[i].tv_sec, (long)ts[i].tv_nsec };
+	}
+	inode->i_ctime = now;
+	iput(inode);
+	return 0;
+}
+
+/*
+ * chmod (90), fchmod (91), fchmodat (268): the permission bits, set-id
+ * and sticky bits (mode & 07777) of a file, symlinks followed; the change
+ * time becomes now. Every process is root: no EPERM. fchmodat2 (452,
+ * with flags) is not there (-ENOSYS).
+ */
+static long chmod_inode(struct inode *inode, u64 mode)
+{
+	inode->i_mode = (inode->i_mode & S_IFMT) | ((umode_t)mode & 07777);
+	inode->i_ctime = current_time();
+	return 0;
+}
+
+long sys_fchmodat(u64 dirfd, u64 upath, u64 mode, u64 a3, u64 a4, u64 a5)
+{
+	struct inode *inode, *dir;
+	struct file *held;
+	char *path;
+	long err = get_path((const char *)upath, &path);
+
+	if (err)
+		return err;
+	err = dirfd_inode((int)dirfd, &held, &dir);
+	if (!err)
+		err = vfs_lookup(dir, path, &inode);
+	if (held)
+		fput(held);
+	kfree(path);
+	if (err)
+		return err;
+	err = chmod_inode(inode, mode);
+	iput(inode);
+	return err;
+}
+
+long sys_chmod(u64 upath, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return sys_fchmodat((u64)AT_FDCWD, upath, mode, 0, 0, 0);
+}
+
+long sys_fchmod(u64 fd, u64 mode, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	struct file *f = fget(files(), (int)fd);
+	long err;
+
+	if (!f)
+		return -EBADF;
+	err = chmod_inode(file_inode(f), mode);
+	fput(f);
 	return err;
 }
 

@@ -103,7 +103,7 @@ static int split_args(char *s, const char *argv[], int max)
 static __noreturn void run_init(void)
 {
 	const char *argv[16];
-	const char *envp[] = { "HOME=/", "PATH=/bin:/tests", "TERM=linux", NULL };
+	const char *envp[] = { "HOME=/", "PATH=/bin:/sbin:/usr/bin:/usr/sbin:/tests", "TERM=linux", NULL };
 	void *image;
 	size_t size;
 	struct task *t;

@@ -74,6 +74,37 @@ static struct task *find_process(int id, bool *thread)
 	return NULL;
 }
 
+struct pid_collect {
+	int *pids;
+	int n, max;
+};
+
+static bool collect_pid(struct task *p, void *arg)
+{
+	struct pid_collect *c = arg;
+
+	if (c->n < c->max)
+		c->pids[c->n++] = p->tgid;
+	return false;
+}
+
+int process_list_pids(int *pids, int max)
+{
+	struct pid_collect c = { pids, 0, max };
+
+	spin_lock(&process_lock);
+	walk_processes(collect_pid, &c);
+	spin_unlock(&process_lock);
+	for (int i = 1; i < c.n; i++)		/* ascending, as /proc lists them */
+		for (int j = i; j > 0 && pids[j - 1] > pids[j]; j--) {
+			int t = pids[j];
+
+			pids[j] = pids[j - 1];
+			pids[j - 1] = t;
+		}
+	return c.n;
+}
+
 int with_process_by_pid(int pid, int (*fn)(struct task *p, void *arg), void *arg)
 {
 	struct task *p;

@@ -40,6 +40,7 @@ static volatile u8 sched_lock;
 /* Task ids, as Linux's pids: 1 is kept for the first process (sched_take_pid_1). */
 #define FIRST_PROCESS_TID 1
 static int next_tid = FIRST_PROCESS_TID + 1;
+static u64 nr_switches_total;		/* context switches since boot (sched_lock) */
 static bool pid_1_taken;
 static long nr_tasks;			/* allocated and not yet freed: sysinfo's procs */
 
@@ -234,6 +235,7 @@ static void __schedule(bool preempt)
 	next->on_cpu = true;
 	next->cpu = cpu;
 	next->nr_switches++;
+	nr_switches_total++;
 	next->slice_start_ns = ktime_get_ns();
 	prev->runtime_ns += next->slice_start_ns - prev->slice_start_ns;
 	this_cpu()->current_task = next;
@@ -325,6 +327,38 @@ void msleep(u64 ms)
 
 /* ---- the tick ---- */
 
+bool is_idle_task(const struct task *t)
+{
+	return is_idle(t);
+}
+
+long sched_nr_active(void)
+{
+	unsigned long flags = arch_local_irq_save();
+	long n = 0;
+	int cpu;
+
+	sched_lock_acquire();
+	for_each_online_cpu(cpu) {
+		struct task *curr = per_cpu_ptr(cpu)->current_task;
+
+		n += (long)runqueues[cpu].nr_queued + (curr && !is_idle(curr) ? 1 : 0);
+	}
+	sched_lock_release();
+	arch_local_irq_restore(flags);
+	return n;
+}
+
+int sched_last_pid(void)
+{
+	return __atomic_load_n(&next_tid, __ATOMIC_RELAXED) - 1;
+}
+
+u64 sched_nr_switches(void)
+{
+	return __atomic_load_n(&nr_switches_total, __ATOMIC_RELAXED);
+}
+
 void scheduler_tick(void)
 {
 	struct task *curr = current;
@@ -347,6 +381,8 @@ void scheduler_tick(void)
 				this_cpu()->need_resched = true;	/* go and steal */
 	}
 	sched_lock_release();
+	if (cpu == 0)
+		calc_global_load_tick();
 }
 
 /* ---- kernel threads ---- */
@@ -412,6 +448,7 @@ static struct task *alloc_task(const char *name, int node, bool with_stack)
 	t->tgid = t->tid;
 	t->group_leader = t;
 	t->sas.ss_flags = SS_DISABLE;
+	t->start_ns = ktime_get_ns();
 	__atomic_fetch_add(&nr_tasks, 1, __ATOMIC_RELAXED);
 	return t;
 }

@@ -1104,6 +1104,28 @@ static void set_current_blocked(u64 mask)
 	unlock_sighand(current->sighand, flags);
 }
 
+/*
+ * ppoll and pselect6 (fs/select.c): the mask given for the call's
+ * duration; the old one comes back when a handler has run (as for
+ * rt_sigsuspend) or, when the call was not interrupted, at once
+ * (restore_saved_sigmask_unless), so that a signal the old mask blocks is
+ * not delivered on the way out, as on Linux.
+ */
+void set_temporary_sigmask(u64 mask)
+{
+	current->saved_sigmask = current->blocked;
+	current->restore_sigmask = true;
+	set_current_blocked(mask);
+}
+
+void restore_saved_sigmask_unless(bool interrupted)
+{
+	if (interrupted || !current->restore_sigmask)
+		return;
+	current->restore_sigmask = false;
+	set_current_blocked(current->saved_sigmask);
+}
+
 long sys_rt_sigprocmask(u64 how, u64 uset, u64 uold, u64 sigsetsize, u64 a4, u64 a5)
 {
 	u64 set, old = current->blocked;

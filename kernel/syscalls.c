@@ -10,6 +10,7 @@
 #include <quire/process.h>
 #include <quire/signal.h>
 #include <quire/syscalls.h>
+#include <quire/random.h>
 #include <quire/fs.h>
 #include <quire/fdtable.h>
 #include <quire/mmap.h>
@@ -203,6 +204,28 @@ static long sys_getuid(u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
+/*
+ * getgroups (115): no process has supplementary groups (everyone is root,
+ * group 0): 0, whatever the size but a negative one (EINVAL, as Linux).
+ * setgroups (116): an empty list is accepted; a list of groups is not
+ * kept (-ENOSYS, logged).
+ */
+static long sys_getgroups(u64 size, u64 ulist, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	return (int)size < 0 ? -EINVAL : 0;
+}
+
+static long sys_setgroups(u64 size, u64 ulist, u64 a2, u64 a3, u64 a4, u64 a5)
+{
+	if ((int)size < 0 || (int)size > 65536)	/* NGROUPS_MAX */
+		return -EINVAL;
+	if (!size)
+		return 0;
+	pr_warn("pid %d (%s): setgroups with %d groups is not implemented (-ENOSYS)\n",
+		current->tgid, current->comm, (int)size);
+	return -ENOSYS;
+}
+
 static long sys_set_tid_address(u64 uptr, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	current->clear_child_tid = (int *)uptr;
@@ -249,30 +272,19 @@ static long sys_getcpu(u64 ucpu, u64 unode, u64 a2, u64 a3, u64 a4, u64 a5)
 	return 0;
 }
 
-struct new_utsname {
-	char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
-};
-
-static long sys_uname(u64 ubuf, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
-{
-	static const struct new_utsname u = {
-		"Quire", "quire", "0.1", "#1 SMP", "x86_64", "(none)"
-	};
-
-	return copy_to_user((void *)ubuf, &u, sizeof(u)) ? -EFAULT : 0;
-}
-
 /*
  * sysinfo(2): memory in bytes (mem_unit 1, as Linux gives it on 64-bit),
  * uptime rounded up to a second, every task in procs (kernel threads
- * too, as Linux counts nr_threads). No swap, no highmem, no load average
- * yet (loads 0); sharedram and bufferram 0: no shmem, no buffer cache.
+ * too, as Linux counts nr_threads), the load averages (kernel/loadavg.c)
+ * scaled by 1 << SI_LOAD_SHIFT. No swap, no highmem; sharedram and
+ * bufferram 0: no shmem, no buffer cache.
  */
 static long sys_sysinfo(u64 uinfo, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
 	struct sysinfo si = { .mem_unit = 1 };
 	u64 ns = ktime_get_ns();
 	long tasks = sched_nr_tasks();
+	unsigned long loads[3];
 	int nid;
 
 	_Static_assert(sizeof(struct sysinfo) == 112, "Linux's x86-64 struct sysinfo");
@@ -282,27 +294,24 @@ static long sys_sysinfo(u64 uinfo, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 		si.freeram += node_page_state(nid, NR_FREE_PAGES) * PAGE_SIZE;
 	}
 	si.uptime = (long)((ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
+	get_avenrun(loads);
+	for (int i = 0; i < 3; i++)
+		si.loads[i] = loads[i] << (SI_LOAD_SHIFT - FSHIFT);
 	si.procs = (u16)min(tasks, 65535L);
 	return copy_to_user((void *)uinfo, &si, sizeof(si)) ? -EFAULT : 0;
 }
 
 static long sys_getrandom(u64 ubuf, u64 len, u64 flags, u64 a3, u64 a4, u64 a5)
 {
-	static u64 state = 0x5157495245ULL;
 	u64 done = 0;
 
 	if (flags & ~7ULL)
 		return -EINVAL;
-	/* Not cryptographic: a TSC-seeded xorshift (no entropy source yet; docs/syscalls.md). */
+	/* Not cryptographic (drivers/random.c; docs/syscalls.md). */
 	while (done < len) {
-		u64 v;
+		u64 v = get_random_u64();
 		u64 n = min(len - done, (u64)8);
 
-		state ^= rdtsc();
-		state ^= state << 13;
-		state ^= state >> 7;
-		state ^= state << 17;
-		v = state;
 		if (copy_to_user((void *)(ubuf + done), &v, n))
 			return done ? (long)done : -EFAULT;
 		done += n;
@@ -417,12 +426,20 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[62] = sys_kill,
 	[60] = sys_exit,
 	[63] = sys_uname,
+	[170] = sys_sethostname,
+	[171] = sys_setdomainname,
 	[99] = sys_sysinfo,
 	[97] = sys_getrlimit,
 	[102] = sys_getuid,
 	[104] = sys_getuid,		/* getgid */
 	[107] = sys_getuid,		/* geteuid */
 	[108] = sys_getuid,		/* getegid */
+	[115] = sys_getgroups,
+	[116] = sys_setgroups,
+	[280] = sys_utimensat,
+	[90] = sys_chmod,
+	[91] = sys_fchmod,
+	[268] = sys_fchmodat,
 	[72] = sys_fcntl,
 	[74] = sys_fsync,
 	[95] = sys_umask,
@@ -501,6 +518,11 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	/* mounts (kernel/fs_syscalls.c, fs/mount.c) */
 	[165] = sys_mount,
 	[166] = sys_umount2,
+	/* fs/select.c */
+	[7] = sys_poll,
+	[23] = sys_select,
+	[270] = sys_pselect6,
+	[271] = sys_ppoll,
 };
 
 static u8 reported[NR_SYSCALLS];

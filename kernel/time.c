@@ -107,8 +107,7 @@ static struct kernel_timespec ns_to_timespec(u64 ns)
 	return (struct kernel_timespec){ (s64)(ns / NSEC_PER_SEC), (s64)(ns % NSEC_PER_SEC) };
 }
 
-/* A user timespec, checked as Linux does (EFAULT, then EINVAL), in ns. */
-static int get_timespec_ns(u64 uts, u64 *ns)
+int get_timespec_ns(u64 uts, u64 *ns)
 {
 	struct kernel_timespec ts;
 
@@ -225,7 +224,7 @@ static long sleep_until(u64 end, u64 urem, bool relative)
 	return 0;
 }
 
-static u64 deadline_after(u64 ns)
+u64 deadline_after(u64 ns)
 {
 	u64 now = ktime_get_ns();
 

@@ -303,6 +303,10 @@ struct mm_struct *dup_mm(struct mm_struct *old)
 	mm->start_brk = old->start_brk;
 	mm->brk = old->brk;
 	mm->start_stack = old->start_stack;
+	mm->arg_start = old->arg_start;
+	mm->arg_end = old->arg_end;
+	mm->env_start = old->env_start;
+	mm->env_end = old->env_end;
 	mm->mmap_base = old->mmap_base;
 	up_write(&old->mmap_lock);
 	flush_tlb_mm_range(old, 0, USER_TOP);

@@ -225,7 +225,8 @@ static const char *vma_name(struct mm_struct *mm, struct vm_area_struct *v)
 #define HEADER_WIDTH	72	/* Linux pads the header to 25 + 6 * sizeof(void *) - 1 */
 
 /* "start-end perms offset dev inode [name]", as /proc/<pid>/maps prints it. */
-static int show_header(char *buf, size_t size, struct mm_struct *mm, struct vm_area_struct *v)
+static int show_header(char *buf, size_t size, struct mm_struct *mm, struct vm_area_struct *v,
+		       const void *unused)
 {
 	unsigned long f = v->vm_flags, ino = 0;
 	unsigned long long off = 0;
@@ -256,14 +257,15 @@ static int show_kb(char *buf, size_t size, const char *name, unsigned long bytes
 	return scnprintf(buf, size, "%-16s%8lu kB\n", name, bytes >> 10);
 }
 
-static int show_vma(char *buf, size_t size, struct mm_struct *mm, struct vm_area_struct *v)
+static int show_vma(char *buf, size_t size, struct mm_struct *mm, struct vm_area_struct *v,
+		    const void *unused)
 {
 	struct smaps_walk s = { .w = { .pte = smaps_pte, .pmd = smaps_pmd } };
 	bool thp = thp_vma_smaps_eligible(v);
 	int len;
 
 	walk_range(mm, v->vm_start, v->vm_end, &s.w);
-	len = show_header(buf, size, mm, v);
+	len = show_header(buf, size, mm, v, NULL);
 	len += show_kb(buf + len, size - len, "Size:", v->vm_end - v->vm_start);
 	len += show_kb(buf + len, size - len, "KernelPageSize:", PAGE_SIZE);
 	len += show_kb(buf + len, size - len, "MMUPageSize:", PAGE_SIZE);
@@ -287,7 +289,8 @@ static int show_vma(char *buf, size_t size, struct mm_struct *mm, struct vm_area
 
 /* Each VMA's text from show into buf, under mmap_lock (read); cut when buf is full. */
 static ssize_t show_vmas(struct mm_struct *mm, char *buf, size_t size,
-			 int (*show)(char *, size_t, struct mm_struct *, struct vm_area_struct *))
+			 int (*show)(char *, size_t, struct mm_struct *, struct vm_area_struct *,
+				     const void *arg), const void *arg)
 {
 	struct vm_area_struct *v;
 	size_t len = 0;
@@ -297,7 +300,7 @@ static ssize_t show_vmas(struct mm_struct *mm, char *buf, size_t size,
 	buf[0] = '\0';
 	down_read(&mm->mmap_lock);
 	list_for_each_entry(v, &mm->vmas, vm_list) {
-		len += show(buf + len, size - len, mm, v);
+		len += show(buf + len, size - len, mm, v, arg);
 		if (len + 1 >= size)
 			break;		/* cut: the caller asks again with more room */
 	}
@@ -307,12 +310,12 @@ static ssize_t show_vmas(struct mm_struct *mm, char *buf, size_t size,
 
 ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size)
 {
-	return show_vmas(mm, buf, size, show_header);
+	return show_vmas(mm, buf, size, show_header, NULL);
 }
 
 ssize_t smaps_show(struct mm_struct *mm, char *buf, size_t size)
 {
-	return show_vmas(mm, buf, size, show_vma);
+	return show_vmas(mm, buf, size, show_vma, NULL);
 }
 
 /* ---- numa_maps ---- */
@@ -366,12 +369,15 @@ static void numa_maps_pmd(struct mmu_walk *w, unsigned long addr, unsigned long 
  * (mapped only when it says more than anon or dirty), nothing after the
  * policy for a VMA with no page present.
  */
-static int show_numa_map(char *buf, size_t size, struct mm_struct *mm, struct vm_area_struct *v)
+static int show_numa_map(char *buf, size_t size, struct mm_struct *mm, struct vm_area_struct *v,
+			 const void *task_pol)
 {
 	struct numa_maps_walk md = { .w = { .pte = numa_maps_pte, .pmd = numa_maps_pmd } };
 	int len = scnprintf(buf, size, "%08lx ", v->vm_start);
 
-	len += mpol_to_str(buf + len, size - len, vma_effective_policy(v));
+	/* A VMA without a policy shows the task's (Linux: the /proc/<pid> task's) */
+	len += mpol_to_str(buf + len, size - len, v->vm_policy.mode != MPOL_DEFAULT ?
+			   &v->vm_policy : (const struct mempolicy *)task_pol);
 	if (!v->vm_file && vma_is_initial_heap(mm, v))
 		len += scnprintf(buf + len, size - len, " heap");
 	else if (!v->vm_file && vma_is_initial_stack(mm, v))
@@ -394,9 +400,10 @@ static int show_numa_map(char *buf, size_t size, struct mm_struct *mm, struct vm
 	return len + scnprintf(buf + len, size - len, "\n");
 }
 
-ssize_t numa_maps_show(struct mm_struct *mm, char *buf, size_t size)
+ssize_t numa_maps_show(struct mm_struct *mm, const struct mempolicy *task_pol, char *buf,
+		       size_t size)
 {
-	return show_vmas(mm, buf, size, show_numa_map);
+	return show_vmas(mm, buf, size, show_numa_map, task_pol);
 }
 
 /* ---- /proc/<pid>/status's memory lines ---- */

@@ -9,6 +9,10 @@
 #   bench  run + gnuplot (gnuplot-nox): make bench's plots
 #   lselftests  user + xz, glibc's static libraries, libnuma's and libcap's:
 #          scripts/linux-selftests.sh (Linux's mm selftests, static, with gcc)
+#   debian run + dpkg-deb, ldd, libnuma1 (installed), and Debian's
+#          busybox-static and numactl packages downloaded (apt-get download,
+#          not installed) into $DEB_CACHE (build/debian/debs): make run
+#          USERLAND=debian (scripts/debian-userland.sh)
 #
 # Silent with exit 0 when all is there (only shell builtins run, so it is
 # cheap enough for every make run/test). Otherwise, as root with apt-get, it
@@ -74,6 +78,15 @@ lselftests_checks=(
     "file:/usr/lib/x86_64-linux-gnu/libnuma.a:libnuma-dev"
     "file:/usr/lib/x86_64-linux-gnu/libcap.a:libcap-dev"
 )
+# Debian packages fetched, not installed, for USERLAND=debian: "deb:PACKAGE"
+# is there when $DEB_CACHE holds its .deb.
+DEB_CACHE=${DEB_CACHE:-build/debian/debs}
+debian_checks=(
+    "cmd:dpkg-deb:dpkg"
+    "cmd:ldd:libc-bin"
+    "file:/usr/lib/x86_64-linux-gnu/libnuma.so.1:libnuma1"
+)
+debian_debs=(busybox-static numactl)
 case $want in
 build) ;;
 user) checks+=("${user_checks[@]}") ;;
@@ -82,6 +95,7 @@ run) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}") ;;
 test) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}" "${test_checks[@]}") ;;
 bench) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}" "${bench_checks[@]}") ;;
 lselftests) checks+=("${user_checks[@]}" "${lselftests_checks[@]}") ;;
+debian) checks+=("${user_checks[@]}" "${iso_checks[@]}" "${run_checks[@]}" "${debian_checks[@]}") ;;
 *) usage ;;
 esac
 
@@ -110,8 +124,26 @@ check() {
     done
 }
 
+# The .debs USERLAND=debian unpacks: downloaded once (no root needed).
+fetch_debs() {
+    local pkg
+    [ "$want" = debian ] || return 0
+    mkdir -p "$DEB_CACHE"
+    for pkg in "${debian_debs[@]}"; do
+        ls "$DEB_CACHE/${pkg}"_*.deb >/dev/null 2>&1 && continue
+        echo "deps: downloading $pkg into $DEB_CACHE" >&2
+        if ! (cd "$DEB_CACHE" && apt-get download -qq "$pkg"); then
+            echo "deps: cannot download $pkg; try: apt-get update, then (cd $DEB_CACHE && apt-get download $pkg)" >&2
+            exit 1
+        fi
+    done
+}
+
 check
-[ ${#missing[@]} -gt 0 ] || exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+    fetch_debs
+    exit 0
+fi
 
 if [ "$EUID" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing ${packages[*]} (missing: ${missing[*]})" >&2
@@ -125,7 +157,10 @@ if [ "$EUID" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     # A program installed just now may be hidden by a stale PATH hash.
     hash -r
     check
-    [ ${#missing[@]} -gt 0 ] || exit 0
+    if [ ${#missing[@]} -eq 0 ]; then
+        fetch_debs
+        exit 0
+    fi
     echo "deps: still missing ${missing[*]} after installing ${packages[*]}" >&2
     exit 1
 fi

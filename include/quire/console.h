@@ -22,6 +22,19 @@ size_t console_read(char *buf, size_t len);
 /* The same, but a signal ends the wait: -ERESTARTSYS then, nothing taken (a tty read). */
 long console_read_interruptible(char *buf, size_t len);
 /*
+ * What wakes a reader when input arrives (poll: drivers/tty.c), or NULL
+ * when input is polled rather than interrupt driven (then look again
+ * every few milliseconds).
+ */
+struct wait_queue_head *console_input_wait_queue(void);
+/* Bytes typed and not yet taken (polled input: read from the port first). */
+size_t console_input_available(void);
+/*
+ * /proc/<pid>/stat: the controlling terminal of session sid as Linux's
+ * tty_nr (0: none) and its foreground process group in *tpgid (-1: none).
+ */
+int tty_of_session(int sid, int *tpgid);
+/*
  * The terminal's signal characters (drivers/tty.c), offered each byte
  * the serial port receives, in its interrupt: true when c was taken as
  * VINTR, VQUIT or VSUSP for the foreground process group (the byte then

@@ -39,6 +39,8 @@ struct prev_cputime {
 void account_process_tick(bool user, u64 tick_ns);
 /* A user page fault of current was resolved. */
 void account_page_fault(void);
+/* The ticks a CPU spent in user mode, in the kernel and idle (/proc/stat). */
+void cpu_times(int cpu, u64 *user, u64 *system, u64 *idle);
 /* Exact run time of a thread, the slice now running included. */
 u64 task_sched_runtime(struct task *t);
 /* Everything of the process t belongs to: live threads and ended ones. */

@@ -46,6 +46,7 @@ struct file;
 struct folio;
 struct vm_area_struct;
 struct super_block;
+struct poll_table;
 
 struct timespec64 {
 	s64 tv_sec;
@@ -208,6 +209,12 @@ struct file_operations {
 	 * be synced (a pipe, a device: EINVAL, as Linux says).
 	 */
 	int (*fsync)(struct file *file, int datasync);
+	/*
+	 * poll(2), select(2): the POLL* bits the file is ready for, after
+	 * poll_wait on each queue whose wake-up may change them (quire/poll.h).
+	 * NULL: always ready to read and write (DEFAULT_POLLMASK).
+	 */
+	unsigned int (*poll)(struct file *file, struct poll_table *pt);
 	int (*open)(struct inode *inode, struct file *file);
 	int (*release)(struct inode *inode, struct file *file);
 };

@@ -122,6 +122,8 @@ struct mm_struct {
 	atomic_t mm_users;
 	unsigned long start_brk, brk;
 	unsigned long start_stack;
+	/* execve's argv and envp strings on the stack (/proc/<pid>/cmdline, environ) */
+	unsigned long arg_start, arg_end, env_start, env_end;
 	unsigned long mmap_base;	/* top-down search for mmap starts here */
 	cpumask_t cpus;			/* CPUs that may cache its translations */
 	atomic_long_t rss;		/* pages mapped */

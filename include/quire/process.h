@@ -6,6 +6,7 @@
 #ifndef QUIRE_PROCESS_H
 #define QUIRE_PROCESS_H
 
+#include <quire/pid.h>
 #include <quire/types.h>
 #include <quire/sched.h>
 #include <quire/spinlock.h>
@@ -52,26 +53,9 @@ void process_list_add(struct task *t);
 extern spinlock_t process_lock;
 extern struct list_head process_list;
 
-/*
- * Call fn on the process whose pid is pid (a zombie too, or the process of
- * thread id pid; 0: the calling task) under process_lock, so that it
- * cannot be freed meanwhile (fn must not sleep); fn's result, or -ESRCH
- * when there is no such process (kernel/pgrp.c).
- */
-int with_process_by_pid(int pid, int (*fn)(struct task *p, void *arg), void *arg);
 /* A task's mm changes (exec, exit) under process_lock, for get_process_mm (quire/mmap.h). */
 void set_task_mm(struct task *t, struct mm_struct *mm);
 
-/* Job control (kernel/pgrp.c, docs/signals.md): a process's group and session. */
-static inline int task_pgid(const struct task *t)
-{
-	return READ_ONCE(t->group_leader->pgid);
-}
-
-static inline int task_sid(const struct task *t)
-{
-	return READ_ONCE(t->group_leader->sid);
-}
 
 /*
  * Send sig to every process of group pgid: from user space (si_code

@@ -83,12 +83,13 @@ struct pseudo_node *pseudo_mkdir(struct pseudo_node *parent, const char *name);
 int pseudo_create(struct pseudo_node *parent, const char *name, umode_t mode,
 		  const struct pseudo_ops *ops, void *data);
 /*
- * A symlink in parent whose target target() makes when it is read or
- * followed, for the calling task (/proc/self/exe); the string must stay
- * valid while the caller runs. NULL: no target (lookups through it fail
+ * A symlink in parent whose target target(data) makes when it is read or
+ * followed (/proc/self/exe: the calling task's program); the string must
+ * stay valid while vfs_ns_mutex, which every caller holds, is held. NULL: no target (lookups through it fail
  * with ENOENT). 0 or -errno.
  */
-int pseudo_symlink(struct pseudo_node *parent, const char *name, const char *(*target)(void));
+int pseudo_symlink(struct pseudo_node *parent, const char *name,
+		   const char *(*target)(void *data), void *data);
 /* The directory inode of a node (for mounting); no reference is taken. */
 struct inode *pseudo_inode(struct pseudo_node *node);
 /*
@@ -98,6 +99,23 @@ struct inode *pseudo_inode(struct pseudo_node *node);
  */
 void pseudo_dir_set_lookup(struct pseudo_node *dir,
 			   struct pseudo_node *(*lookup)(const char *name, size_t len));
+/*
+ * Entries a listing of dir shows after its own nodes (/proc's pid
+ * directories): list_extra emits them with pseudo_dir_emit, at cookies
+ * above every listed node's, in a stable order (vfs_ns_mutex held).
+ */
+void pseudo_dir_set_list_extra(struct pseudo_node *dir, void (*list_extra)(struct dir_context *ctx));
+/* Emit n at cookie pos unless the listing is past it; false when the caller's buffer is full. */
+bool pseudo_dir_emit(struct dir_context *ctx, struct pseudo_node *n, loff_t pos);
+/*
+ * A new directory named name under parent, which does not list it (a
+ * lookup or list_extra hook hands it out), holding a copy of tmpl's files
+ * and symlinks, each with data instead of tmpl's (/proc/<pid> from
+ * /proc/self). vfs_ns_mutex held (the hooks run under it). NULL when out
+ * of memory. Like every node, it is never freed.
+ */
+struct pseudo_node *pseudo_clone_dir(const struct pseudo_node *tmpl, struct pseudo_node *parent,
+				     const char *name, void *data);
 
 /* The trees mounted at /proc and /sys, and debugfs's (NULL before vfs_init). */
 extern struct pseudo_node *proc_root;

@@ -68,6 +68,7 @@ struct task {
 	struct task *joiner;		/* waiting in kthread_join */
 	u64 slice_start_ns;
 	u64 runtime_ns;
+	u64 start_ns;			/* ktime_get_ns when it was made (/proc/<pid>/stat's starttime) */
 	u64 nr_switches;
 	u64 nr_migrations;
 	/*
@@ -134,6 +135,9 @@ struct task {
 		long (*fn)(struct restart_block *rb);	/* NULL: nothing (-EINTR) */
 		u64 end_ns;			/* nanosleep: the clock reading it sleeps until */
 		u64 urem;			/* its rem argument */
+		u64 poll_ufds;			/* poll: its array, its length, */
+		unsigned int poll_nfds;
+		bool poll_forever;		/* and no timeout (end_ns unused) */
 	} restart_block;
 	/*
 	 * The last trap that sent this thread a signal, which every signal
@@ -243,5 +247,21 @@ void arch_switch_to(struct task *prev, struct task *next);
 
 /* Counters for tests. */
 u64 sched_nr_running(int cpu);
+
+/* /proc/stat, /proc/loadavg (kernel/sched.c): a CPU's idle task; tasks running or queued now; */
+bool is_idle_task(const struct task *t);
+long sched_nr_active(void);
+/* the last id handed out; context switches since boot. */
+int sched_last_pid(void);
+u64 sched_nr_switches(void);
+/*
+ * The load average (kernel/loadavg.c), Linux's: every 5 s (CPU 0's tick)
+ * the tasks running or queued are folded into 1, 5 and 15 minute
+ * exponential averages, fixed point with FSHIFT bits of fraction.
+ */
+#define FSHIFT		11
+#define FIXED_1		(1UL << FSHIFT)
+void calc_global_load_tick(void);
+void get_avenrun(unsigned long loads[3]);
 
 #endif

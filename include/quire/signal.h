@@ -153,4 +153,8 @@ void exit_to_user_mode(struct pt_regs *regs, bool from_syscall);
 #define ERESTARTNOHAND		514
 #define ERESTART_RESTARTBLOCK	516	/* restart with restart_syscall, current->restart_block */
 
+/* ppoll, pselect6: a mask for the call (kernel/signal.c); the old one back unless interrupted. */
+void set_temporary_sigmask(u64 mask);
+void restore_saved_sigmask_unless(bool interrupted);
+
 #endif

@@ -21,6 +21,20 @@ struct iovec {
  */
 long import_iovec(u64 uiov, u32 count, struct iovec **iovp, u64 *total);
 long sys_read(SYSCALL_ARGS);
+/* kernel/fs_syscalls.c */
+long sys_utimensat(SYSCALL_ARGS);
+long sys_chmod(SYSCALL_ARGS);
+long sys_fchmod(SYSCALL_ARGS);
+long sys_fchmodat(SYSCALL_ARGS);
+/* kernel/utsname.c */
+long sys_uname(SYSCALL_ARGS);
+long sys_sethostname(SYSCALL_ARGS);
+long sys_setdomainname(SYSCALL_ARGS);
+/* fs/select.c */
+long sys_poll(SYSCALL_ARGS);
+long sys_ppoll(SYSCALL_ARGS);
+long sys_select(SYSCALL_ARGS);
+long sys_pselect6(SYSCALL_ARGS);
 long sys_pread64(SYSCALL_ARGS);
 long sys_write(SYSCALL_ARGS);
 long sys_pwrite64(SYSCALL_ARGS);

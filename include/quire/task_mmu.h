@@ -49,10 +49,13 @@ ssize_t smaps_show(struct mm_struct *mm, char *buf, size_t size);
 /* /proc/self/maps: each VMA's smaps header line alone (Linux's format). */
 ssize_t maps_show(struct mm_struct *mm, char *buf, size_t size);
 /*
- * /proc/self/numa_maps: a line per VMA in Linux's format, its policy (the
- * task's where the VMA has none) and its present pages per node.
+ * /proc/<pid>/numa_maps: a line per VMA in Linux's format, its policy
+ * (task_pol, the file's task's, where the VMA has none) and its present
+ * pages per node.
  */
-ssize_t numa_maps_show(struct mm_struct *mm, char *buf, size_t size);
+struct mempolicy;
+ssize_t numa_maps_show(struct mm_struct *mm, const struct mempolicy *task_pol, char *buf,
+		       size_t size);
 
 /*
  * /proc/kpageflags: 8 bytes per page frame at offset pfn * 8, Linux's KPF_*

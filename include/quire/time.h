@@ -25,6 +25,10 @@ u64 read_persistent_clock(void);
 /* The TSC frequency, measured at boot. */
 u64 tsc_khz(void);
 void tsc_init(void);
+/* A user timespec in ns, checked as Linux does (EFAULT, then EINVAL); saturates at INT64_MAX. */
+int get_timespec_ns(u64 uts, u64 *ns);
+/* The ktime_get_ns reading ns from now (INT64_MAX: forever). */
+u64 deadline_after(u64 ns);
 /* Busy-wait. */
 void ndelay(u64 ns);
 void mdelay(u64 ms);

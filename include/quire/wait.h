@@ -69,6 +69,12 @@ static inline bool waitqueue_active(wait_queue_head_t *wq)
 void prepare_to_wait(wait_queue_head_t *wq, wait_queue_entry_t *w, int state);
 void prepare_to_wait_exclusive(wait_queue_head_t *wq, wait_queue_entry_t *w, int state);
 void finish_wait(wait_queue_head_t *wq, wait_queue_entry_t *w);
+/*
+ * Queue w (when it is not queued) without changing the task's state, and
+ * take it off: for a waiter on several queues at once (poll, select).
+ */
+void add_wait_queue(wait_queue_head_t *wq, wait_queue_entry_t *w);
+void remove_wait_queue(wait_queue_head_t *wq, wait_queue_entry_t *w);
 
 /* Wake the non-exclusive waiters and up to nr_exclusive exclusive ones (0: all). Returns how many woke. */
 int __wake_up(wait_queue_head_t *wq, int nr_exclusive);

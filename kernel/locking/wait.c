@@ -104,3 +104,29 @@ int __wake_up(wait_queue_head_t *wq, int nr_exclusive)
 	spin_unlock_irqrestore(&wq->lock, irq);
 	return woken;
 }
+
+/*
+ * poll and select (fs/select.c) wait on many queues at once: the entry is
+ * queued without touching the task's state (the caller sets it first, as
+ * for prepare_to_wait), and only when it is not queued already: a wake-up
+ * takes a woken entry off, and the next pass puts it back.
+ */
+void add_wait_queue(wait_queue_head_t *wq, wait_queue_entry_t *w)
+{
+	unsigned long irq;
+
+	spin_lock_irqsave(&wq->lock, irq);
+	if (list_empty(&w->entry))
+		add_entry(wq, w);
+	spin_unlock_irqrestore(&wq->lock, irq);
+}
+
+void remove_wait_queue(wait_queue_head_t *wq, wait_queue_entry_t *w)
+{
+	unsigned long irq;
+
+	spin_lock_irqsave(&wq->lock, irq);
+	if (!list_empty(&w->entry))
+		list_del_init(&w->entry);
+	spin_unlock_irqrestore(&wq->lock, irq);
+}

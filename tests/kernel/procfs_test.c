@@ -258,12 +258,21 @@ static void sys_and_proc_listings(struct ktest *t)
 		   NR_MTHP_STAT_ITEMS);
 	KEXPECT_TRUE(t, strstr(names, " anon_fault_alloc") != NULL);
 	KEXPECT_TRUE(t, strstr(names, " nr_anon_partially_mapped") != NULL);
-	KEXPECT_EQ(t, list_dir("/proc", names, sizeof(names), &dirs), 7);
-	KEXPECT_STREQ(t, names, " self vmstat quire mounts meminfo kpageflags sys");
+	/* /proc's own entries, then a directory per process (none or some: numbers only) */
+	{
+		static const char own[] = " self vmstat quire mounts meminfo kpageflags loadavg uptime "
+					  "stat cpuinfo sys";
+
+		KEXPECT_TRUE(t, list_dir("/proc", names, sizeof(names), &dirs) >= 11);
+		KEXPECT_TRUE(t, !strncmp(names, own, sizeof(own) - 1));
+		for (const char *p = names + sizeof(own) - 1; *p; p++)
+			KEXPECT_TRUE(t, *p == ' ' || (*p >= '0' && *p <= '9'));
+	}
 	KEXPECT_EQ(t, list_dir("/proc/quire", names, sizeof(names), &dirs), 1);
 	KEXPECT_STREQ(t, names, " mm_verify");
-	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 9);
-	KEXPECT_STREQ(t, names, " pagemap mem clear_refs smaps maps numa_maps mounts status exe");
+	KEXPECT_EQ(t, list_dir("/proc/self", names, sizeof(names), &dirs), 13);
+	KEXPECT_STREQ(t, names, " pagemap mem clear_refs smaps maps numa_maps mounts status stat "
+		      "statm cmdline comm exe");
 	KEXPECT_EQ(t, list_dir("/proc/sys/vm", names, sizeof(names), &dirs), 2);
 	KEXPECT_STREQ(t, names, " drop_caches memory_failure_early_kill");
 	KEXPECT_EQ(t, list_dir("/sys/kernel/debug", names, sizeof(names), &dirs), 0);

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	console_fds();
 	if (setsid() >= 0)
 		ioctl(0, TIOCSCTTY, 0);	/* no terminal (a file, a pipe): no job control */
-	setenv("PATH", "/bin:/tests", 0);
+	setenv("PATH", "/bin:/sbin:/usr/bin:/usr/sbin:/tests", 0);
 	setenv("HOME", "/", 0);
 	child = fork();
 	if (child < 0) {
