@@ -64,30 +64,12 @@ static void clear(const char *s)
 		close(fd);
 }
 
-/* The smaps field (kB) or VmFlags token of the VMA that holds p. */
-static long smaps_kb(const void *p, const char *field)
+/* Whether the VMA that holds p shows "sd" in its VmFlags (1, 0; -1: no VMA). */
+static long sd_flag_of(const void *p)
 {
-	FILE *f = fopen("/proc/self/smaps", "r");
 	char line[256];
-	int in = 0;
-	long kb = -1;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
-			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-		else if (in && !strncmp(line, field, strlen(field))) {
-			if (!strcmp(field, "VmFlags:"))
-				kb = strstr(line, " sd") != NULL;
-			else
-				sscanf(line + strlen(field), " %ld", &kb);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return kb;
+	return smaps_line(p, "VmFlags:", line, sizeof(line)) ? strstr(line, " sd") != NULL : -1;
 }
 
 static void writes(void)
@@ -137,12 +119,12 @@ static void small_pages(void)
 	volatile char c;
 
 	say("-- small pages");
-	sd_flag = smaps_kb(p, "VmFlags:");
+	sd_flag = sd_flag_of(p);
 	say("new mapping, untouched: soft-dirty %d, sd in VmFlags %ld", soft_dirty(p), sd_flag);
 	p[0] = 1;
 	say("written: soft-dirty %d", soft_dirty(p));
 	clear("4");
-	sd_flag = smaps_kb(p, "VmFlags:");
+	sd_flag = sd_flag_of(p);
 	d0 = soft_dirty(p);
 	d1 = soft_dirty(p + PAGE);
 	say("after clear: page 0 soft-dirty %d, untouched page 1 %d, sd in VmFlags %ld", d0, d1,

@@ -26,22 +26,7 @@
 /* AnonHugePages (kB) of the VMA that holds p, or -1. */
 static long anon_huge_kb(const void *p)
 {
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[256];
-	int in = 0;
-	long kb = -1;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
-			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-		else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
-			break;
-	}
-	if (f)
-		fclose(f);
-	return kb;
+	return smaps_kb(p, "AnonHugePages:");
 }
 
 /* A 2 MiB-aligned block inside a fresh mapping of 3 blocks (the rest unmapped). */

@@ -92,6 +92,40 @@ static inline void yesno(const char *label, int cond)
 	say("%s: %s", label, cond ? "yes" : "no");
 }
 
+/*
+ * The line of /proc/self/smaps that starts with field ("AnonHugePages:",
+ * "VmFlags:") in the block of the VMA that holds p, into line; 0 when
+ * there is none.
+ */
+static inline int smaps_line(const void *p, const char *field, char *line, int len)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	int in = 0, found = 0;
+
+	while (f && !found && fgets(line, len, f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (unsigned long)p >= lo && (unsigned long)p < hi;
+		else if (in && !strncmp(line, field, strlen(field)))
+			found = 1;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The number (kB) after field in that line, or -1. */
+static inline long smaps_kb(const void *p, const char *field)
+{
+	char line[256];
+	long kb = -1;
+
+	if (smaps_line(p, field, line, sizeof(line)))
+		sscanf(line + strlen(field), " %ld", &kb);
+	return kb;
+}
+
 /* Line-buffered stdout: the order of lines stays the order of events. */
 static inline void diff_begin(const char *name)
 {
