@@ -22,6 +22,8 @@
 #   QEMU        QEMU binary                                            [qemu-system-x86_64]
 #   QEMU_MONITOR  a path: QEMU's monitor on that unix socket (the test runner
 #               injects machine checks through it); unset: no extra monitor [unset]
+#   QEMU_GDBSTUB  a path: QEMU's gdbstub on that unix socket, the guest running
+#               (the runner stops a CPU at a kernel instruction through it) [unset]
 #
 # The serial console is this terminal (stdin/stdout), muxed with the QEMU
 # monitor as with -nographic: Ctrl-A x quits QEMU, Ctrl-A c switches to the
@@ -71,6 +73,7 @@ QEMU=${QEMU:-qemu-system-x86_64}
 QEMU_MONITOR=${QEMU_MONITOR:-}
 monitor=none
 [ -z "$QEMU_MONITOR" ] || monitor="unix:$QEMU_MONITOR,server,nowait"
+QEMU_GDBSTUB=${QEMU_GDBSTUB:-}
 
 OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.fd
 OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
@@ -209,6 +212,7 @@ cmd=(
     "${boot_args[@]}"
 )
 [ "$GDB" != 1 ] || cmd+=(-s -S)
+[ -z "$QEMU_GDBSTUB" ] || cmd+=(-gdb "unix:$QEMU_GDBSTUB,server,nowait")
 cmd+=(${extra_args[@]+"${extra_args[@]}"})
 
 echo "run-qemu: booting $what: firmware=$FIRMWARE topology=$topo_name cmdline=\"$CMDLINE\"${INITRD:+ initrd=$INITRD}${TIMEOUT:+ timeout=${TIMEOUT}s}" >&2

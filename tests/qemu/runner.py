@@ -18,13 +18,17 @@ Plan file: one job per line, '#' starts a comment, values may be quoted:
         reported (triple fault/reset), 4 qemu/tool error, 124 timeout;
         any other is the first program's own (128 + N: killed by signal
         N), and a failure.
-        mce=inject: QEMU gets a monitor socket, and each guest line
-        "mce-inject: [when cpl=N|when rip=A-B|when sym=NAME] mce CPU BANK
+        mce=inject: QEMU gets a monitor socket and a gdbstub socket, and each
+        guest line "mce-inject: [when cpl=N|when rip=A-B|when sym=NAME|
+        when after=NAME [cr2=A-B]] mce CPU BANK
         STATUS MCGSTATUS ADDR MISC" is sent to it as that monitor command: a
         real machine check, when and where the guest asks (the job's log
         records each); sym=NAME is rip= over the kernel function NAME (its
         address and size from the kernel ELF's symbols, for a user program
-        that cannot know them).
+        that cannot know them); after=NAME is exact: a breakpoint on that
+        kernel instruction, which the CPU (with CR2 in A-B if given) then
+        executes alone, and the machine check arrives at the next one
+        (class MceInjector).
         check=topology: after the boot, compare the kernel's "numa: node"
         summary in the log with the topology's QEMU options
         (tests/qemu/topology_check.py); this adds one test result to the
@@ -82,6 +86,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gdbstub  # noqa: E402
 import topology_check  # noqa: E402
 DEFAULT_TIMEOUT = 60.0
 # run-qemu.sh enforces TIMEOUT itself (exit 124) but may first spend time
@@ -95,6 +100,7 @@ KEYS = {'host': COMMON_KEYS, 'cmd': COMMON_KEYS,
         'qemu': COMMON_KEYS | {'firmware', 'topology', 'cmdline', 'kernel', 'initrd', 'check', 'mce'}}
 PANIC_MARK = 'Kernel panic - not syncing'
 TRACE_MARK = 'Call Trace:'
+INJECTED_MARK = '==== runner: injected'
 # What the kernel prints when its own checks catch a bug that does not stop
 # it (lock debugging, bad page state, mm_verify of a dying mm). ktest jobs
 # provoke some on purpose and check them case by case; in any other boot
@@ -682,6 +688,8 @@ def evaluate(job, rc, timed_out, text, log_path='', error='', checks=()):
         if problem and evidence:
             out.report.append(f'    {problem}:')
             out.report += ['        ' + l for l in evidence]
+        # How each machine-check injection went (MceInjector.record), for mce=inject jobs.
+        out.report += ['    ' + l.strip('= ') for l in lines if l.startswith(INJECTED_MARK)][:MAX_DIAG]
         for name, mismatches in checks:
             if mismatches:
                 out.report.append(f'    {name} check: the log disagrees with the topology:')
@@ -751,26 +759,43 @@ def kill_group(proc):
 
 
 MCE_REQUEST_RE = re.compile(
-    r'mce-inject: (?:when (?P<cond>cpl=[0-3]|rip=0x[0-9a-fA-F]+-0x[0-9a-fA-F]+|sym=[A-Za-z_][A-Za-z0-9_]*) )?'
+    r'mce-inject: (?:when (?P<cond>cpl=[0-3]|rip=0x[0-9a-fA-F]+-0x[0-9a-fA-F]+|sym=[A-Za-z_][A-Za-z0-9_]*'
+    r'|after=[A-Za-z_][A-Za-z0-9_]*(?: cr2=0x[0-9a-fA-F]+-0x[0-9a-fA-F]+)?) )?'
     r'(?P<cmd>mce (?P<cpu>\d+) \d+ (?:0x[0-9a-fA-F]+|\d+)(?: (?:0x[0-9a-fA-F]+|\d+)){3})\s*$')
 INFO_RIP_RE = re.compile(r'RIP=([0-9a-fA-F]+)')
 INFO_CPL_RE = re.compile(r'CPL=(\d)')
+INFO_CR2_RE = re.compile(r'CR2=([0-9a-fA-F]+)')
+BREAK_HITS = 100000     # "when after=": breakpoint hits before giving up
+BREAK_WAIT = 90         # ... and seconds
 
 
 class MceInjector:
     """Sends the guest's machine-check requests to QEMU's monitor socket.
     "when cpl=N" or "when rip=A-B": the VM is stopped and the CPU's
     registers read until it is there, so that the machine check arrives
-    exactly in user mode, or inside a given function (up to 400 tries)."""
+    exactly in user mode, or inside a given function (up to 400 tries:
+    sampling, so biased towards where TCG notices a stop request, e.g. the
+    first instruction of an exception handler).
+    "when after=SYM [cr2=A-B]": exact, through QEMU's gdbstub: a breakpoint
+    on the kernel instruction SYM; when the CPU stops there (and its CR2,
+    the last page-fault address, is in A-B when asked), it executes that
+    one instruction alone and the machine check is injected, so that it
+    arrives at the instruction after SYM (up to BREAK_HITS hits of other
+    CPUs or CR2s, stepped over, in BREAK_WAIT seconds)."""
 
-    def __init__(self, path, log, kernel):
+    def __init__(self, path, log, kernel, gdb_path=None):
         self.path, self.log, self.line, self.kernel = path, log, b'', kernel
+        self.gdb_path = gdb_path
 
     def resolve(self, cond):
         """sym=NAME as rip=START-END, from the kernel ELF's symbol table."""
         if not cond or not cond.startswith('sym='):
             return cond
-        name = cond[4:]
+        start, size = self.symbol(cond[4:])
+        return f'rip={start:#x}-{start + size:#x}'
+
+    def symbol(self, name):
+        """(address, size) of a kernel symbol (size 0 for a label)."""
         try:
             out = subprocess.run(['nm', '-S', '--defined-only', str(self.kernel)],
                                  capture_output=True, text=True, check=True).stdout
@@ -778,10 +803,9 @@ class MceInjector:
             raise RuntimeError(f'cannot read the symbols of {self.kernel}: {e}')
         for line in out.splitlines():
             f = line.split()
-            if len(f) == 4 and f[3] == name:
-                start = int(f[0], 16)
-                return f'rip={start:#x}-{start + int(f[1], 16):#x}'
-        raise RuntimeError(f'no sized symbol {name} in {self.kernel}')
+            if len(f) in (3, 4) and f[-1] == name:
+                return int(f[0], 16), int(f[1], 16) if len(f) == 4 else 0
+        raise RuntimeError(f'no symbol {name} in {self.kernel}')
 
     def feed(self, data):
         *done, self.line = (self.line + data).split(b'\n')
@@ -796,18 +820,68 @@ class MceInjector:
                 sock.settimeout(10)
                 self.connect(sock)
                 self.until_prompt(sock)                   # the banner
+                if cond and cond.startswith('after='):
+                    return self.inject_after(sock, command, cpu, cond)
                 cond = self.resolve(cond)
                 tries = self.wait_for(sock, cpu, cond) if cond else 0
                 reply = self.command(sock, command)
                 if cond:
                     self.command(sock, 'cont')
-                # The monitor echoes the command with line-editing escapes: keep only its answer.
-                answer = [l for l in clean_lines(ANSI_RE.sub('', reply))[1:] if l and '(qemu)' not in l]
-                what = ('; '.join(answer)[:200] or 'done') + (f' (at {cond} after {tries} stops)' if cond else '')
+                what = (self.answer(reply) or 'done') + (f' (at {cond} after {tries} stops)' if cond else '')
         except (OSError, TimeoutError, RuntimeError) as e:
             what = f'failed: {e}'
-        self.log.write(f'\n==== runner: injected "{command}": {what}\n'.encode())
+        self.record(command, what)
+
+    def record(self, command, what):
+        self.log.write(f'\n{INJECTED_MARK} "{command}": {what}\n'.encode())
         self.log.flush()
+
+    @staticmethod
+    def answer(reply):
+        """The monitor echoes the command with line-editing escapes: keep only its answer."""
+        return '; '.join(l for l in clean_lines(ANSI_RE.sub('', reply))[1:] if l and '(qemu)' not in l)[:200]
+
+    def inject_after(self, sock, command, cpu, cond):
+        """ "when after=SYM [cr2=A-B]" (see the class comment)."""
+        name, _, cr2 = cond[len('after='):].partition(' cr2=')
+        lo, hi = (int(x, 16) for x in cr2.split('-')) if cr2 else (0, 1 << 64)
+        addr, cpu = self.symbol(name)[0], int(cpu)
+        try:
+            gdb = gdbstub.GdbStub(self.gdb_path)        # the VM stops
+        except (OSError, gdbstub.GdbError) as e:
+            return self.record(command, f'failed: {e}')
+        deadline, hits, what = time.monotonic() + BREAK_WAIT, 0, None
+        try:
+            gdb.insert_breakpoint(addr)
+            while what is None:
+                if hits >= BREAK_HITS or time.monotonic() > deadline:
+                    raise gdbstub.GdbError(f'{hits} breakpoint hits in {BREAK_WAIT} s, none on CPU {cpu} with CR2 in {cr2 or "any"}')
+                stopped = gdb.cont(max(1, deadline - time.monotonic()))
+                hits += 1
+                self.command(sock, f'cpu {stopped}')
+                regs = self.command(sock, 'info registers')
+                m, at = INFO_CR2_RE.search(regs), INFO_RIP_RE.search(regs)
+                if not at or int(at.group(1), 16) != addr:
+                    raise gdbstub.GdbError(f'CPU {stopped} stopped at {at and at.group(1)}, not at {name} ({addr:#x})')
+                hit = stopped == cpu and m and lo <= int(m.group(1), 16) < hi
+                gdb.remove_breakpoint(addr)
+                gdb.step(stopped)
+                if not hit:
+                    gdb.insert_breakpoint(addr)
+                    continue
+                rip = INFO_RIP_RE.search(self.command(sock, 'info registers'))
+                what = (self.answer(self.command(sock, command)) or 'done') + \
+                    f' (after {name} with CR2={m.group(1)}, at RIP={rip and rip.group(1)}, breakpoint hit {hits} times)'
+        except (OSError, TimeoutError, gdbstub.GdbError) as e:
+            what = f'failed: {e}'
+        finally:
+            try:
+                if what is None or what.startswith('failed'):
+                    gdb.remove_breakpoint(addr)
+                gdb.detach()                            # the VM runs again
+            except (OSError, TimeoutError, gdbstub.GdbError):
+                pass
+        self.record(command, what)
 
     def connect(self, sock):
         for _ in range(50):
@@ -913,7 +987,9 @@ def run_job(job, args):
             env['KERNEL'] = job.opts['kernel']
         env['INITRD'] = job.opts.get('initrd', '')
         if job.opts.get('mce') == 'inject':   # short: a socket path has at most 107 bytes
-            env['QEMU_MONITOR'] = os.path.join(tempfile.mkdtemp(prefix='quire-mon-'), 'monitor')
+            sockets = tempfile.mkdtemp(prefix='quire-mon-')
+            env['QEMU_MONITOR'] = os.path.join(sockets, 'monitor')
+            env['QEMU_GDBSTUB'] = os.path.join(sockets, 'gdb')
         deadline = job.timeout + QEMU_GRACE
     elif job.kind == 'cmd':
         argv, deadline = ['/bin/sh', '-c', job.target], job.timeout
@@ -936,7 +1012,7 @@ def run_job(job, args):
             _live.add(proc)
         chunks = []
         kernel = env.get('KERNEL') or os.path.join(os.environ.get('BUILD', 'build'), 'quire.elf')
-        injector = (MceInjector(env['QEMU_MONITOR'], log, ROOT / kernel)
+        injector = (MceInjector(env['QEMU_MONITOR'], log, ROOT / kernel, env['QEMU_GDBSTUB'])
                     if job.opts.get('mce') == 'inject' else None)
         reader = threading.Thread(target=_pump, args=(proc.stdout, chunks, log, echo,
                                                       injector.feed if injector else None),

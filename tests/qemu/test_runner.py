@@ -330,6 +330,12 @@ class EvaluateTest(unittest.TestCase):
         self.assertIn('not ok traps.divide_error', text)
         self.assertIn('EXPECTATION FAILED at kernel/traps.c:42', text)
 
+    def test_fail_report_shows_the_injections(self):
+        text = NOT_OK + '\n==== runner: injected "mce 0 1 1 2 3 4": failed: no gdbstub at /x\n'
+        o = runner.evaluate(QEMU, 1, False, text)
+        self.assertIn('    runner: injected "mce 0 1 1 2 3 4": failed: no gdbstub at /x', o.report)
+        self.assertNotIn('runner: injected', '\n'.join(runner.evaluate(QEMU, 0, False, ALL_PASS + text[len(NOT_OK):]).report))
+
     def test_panic_always_fails_and_shows_trace(self):
         o = runner.evaluate(QEMU, 2, False, PANIC)
         self.assertEqual((o.cls, o.passed, o.failed), ('panic', 1, 1))   # missing case 2
@@ -507,6 +513,10 @@ class MceInjectTest(unittest.TestCase):
             ('mce 2 1 5 7 0x2000 0x86', '2', None),
             ('mce 3 1 1 2 3 4', '3', 'rip=0x10-0x20'),
             ('mce 0 1 1 2 3 4', '0', 'sym=__copy_mc_movsq')])
+        inj.feed(b'mce-inject: when after=f cr2=0x1000-0x3000 mce 1 1 1 2 3 4\n'
+                 b'mce-inject: when after=g mce 0 1 1 2 3 4\nmce-inject: when after=g cr2=1-2 mce 0 1 1 2 3 4\n')
+        self.assertEqual(injected[4:], [('mce 1 1 1 2 3 4', '1', 'after=f cr2=0x1000-0x3000'),
+                                        ('mce 0 1 1 2 3 4', '0', 'after=g')])
 
     def test_symbol_resolved_from_the_kernel(self):
         with tempfile.TemporaryDirectory() as d:
@@ -519,6 +529,62 @@ class MceInjectTest(unittest.TestCase):
             self.assertEqual(inj.resolve('cpl=3'), 'cpl=3')
             with self.assertRaises(RuntimeError):
                 inj.resolve('sym=nothere')
+
+    def test_gdbstub_exchange(self):
+        """GdbStub against a fake stub: acks, checksums, the connect-time stop
+        report, breakpoints, continue and step replies naming a CPU."""
+        import socket
+        import threading
+        import gdbstub
+        replies = {'Z0,ffffffff80000010,1': 'OK', 'z0,ffffffff80000010,1': 'OK',
+                   'c': 'T05thread:02;', 'vCont;s:2': 'T05thread:02;', 'D': 'OK'}
+        seen = []
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'gdb')
+            server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            server.bind(path)
+            server.listen(1)
+
+            def packet(data):
+                return f'${data}#{gdbstub.checksum(data):02x}'.encode()
+
+            def serve():
+                conn, _ = server.accept()
+                conn.sendall(packet('T02thread:01;'))     # QEMU stops the VM on connect
+                buf = b''
+                while True:
+                    data = conn.recv(4096)
+                    if not data:
+                        break
+                    buf += data
+                    while b'#' in buf and len(buf) >= buf.index(b'#') + 3:
+                        start, end = buf.index(b'$') if b'$' in buf else -1, buf.index(b'#')
+                        if start < 0:
+                            buf = b''
+                            break
+                        body = buf[start + 1:end].decode()
+                        self.assertEqual(buf[end + 1:end + 3].decode(), f'{gdbstub.checksum(body):02x}')
+                        buf = buf[end + 3:]
+                        seen.append(body)
+                        conn.sendall(b'+' + packet(replies.get(body, '')))
+                conn.close()
+
+            t = threading.Thread(target=serve)
+            t.start()
+            gdb = gdbstub.GdbStub(path)
+            gdb.insert_breakpoint(0xffffffff80000010)
+            self.assertEqual(gdb.cont(5), 1)
+            gdb.remove_breakpoint(0xffffffff80000010)
+            gdb.step(1)
+            with self.assertRaises(gdbstub.GdbError):
+                gdb.expect_ok('Z1,0,1')                     # not supported: empty reply
+            gdb.detach()
+            t.join(5)
+            server.close()
+        self.assertEqual(seen, ['Z0,ffffffff80000010,1', 'c', 'z0,ffffffff80000010,1',
+                                'vCont;s:2', 'Z1,0,1', 'D'])
+        self.assertEqual(gdbstub.GdbStub.stopped_cpu('T05thread:p01.0a;'), 9)
+        self.assertIsNone(gdbstub.GdbStub.stopped_cpu('W00'))
 
     def test_plan_option(self):
         job = runner.parse_plan('m qemu firmware=direct topology=numa3 mce=inject\n')[0]

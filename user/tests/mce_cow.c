@@ -3,8 +3,11 @@
  * injection; docs/mm/copy_mc.md "Callers"): a process shares 16 MiB with a
  * child, which writes every page (each write copies the page with the
  * machine-check-safe copy), child after child, on CPU 0, while the runner
- * injects an action-required memory error when CPU 0 is inside that copy
- * (when sym=__copy_mc_movsq). Then, as Linux 6.12 (__wp_page_copy_user,
+ * injects an action-required memory error when CPU 0 is about to copy the
+ * body of one of those pages (when after=__copy_mc_movsq_before_body with
+ * CR2, the faulting address, in the 16 MiB: a breakpoint, exact; sampling
+ * the CPU's RIP missed the copy on a loaded machine). Then, as Linux 6.12
+ * (__wp_page_copy_user,
  * VM_FAULT_HWPOISON):
  *   - the child's write fails: its handler gets SIGBUS BUS_MCEERR_AR at the
  *     page it was writing, si_addr_lsb 12;
@@ -89,7 +92,8 @@ int main(void)
 	CHECK(madvise(p, LEN, MADV_NOHUGEPAGE) == 0);	/* a page-sized copy per write */
 	for (size_t i = 0; i < LEN; i++)
 		p[i] = pattern(i);
-	printf("mce-inject: when sym=__copy_mc_movsq mce 0 1 0xbd80000000000000 7 %#llx 0x86\n",
+	printf("mce-inject: when after=__copy_mc_movsq_before_body cr2=%#lx-%#lx "
+	       "mce 0 1 0xbd80000000000000 7 %#llx 0x86\n", (unsigned long)p, (unsigned long)p + LEN,
 	       (unsigned long long)(PM_PFN(pagemap_of(p)) * PAGE));
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -21,6 +21,8 @@
 __copy_mc_movsq:
 	movq %rdx, %rcx
 	shrq $3, %rcx			/* 8-byte words */
+	.globl __copy_mc_movsq_before_body	/* tests that aim a machine */
+__copy_mc_movsq_before_body:		/* check at the copy break here */
 	andl $7, %edx			/* then the tail */
 1:	rep movsq
 	movl %edx, %ecx
