@@ -6,6 +6,11 @@
  *                       task work): memory_failure(MF_ACTION_REQUIRED) on
  *                       the frame, which unmaps it and sends the thread
  *                       SIGBUS BUS_MCEERR_AR at its own address for it.
+ *                       One the kernel took reading the thread's memory in
+ *                       copy_from_user (the syscall got -EFAULT): Linux's
+ *                       kill_me_never, memory_failure(0), which unmaps the
+ *                       page and signals only the early-kill processes; the
+ *                       thread's next touch of it is SIGBUS.
  *   memory_failure_kill_early
  *                       SIGBUS BUS_MCEERR_AO to the processes of an address
  *                       space that lost a page, when they asked for it.
@@ -36,6 +41,13 @@ void mce_kill_me_maybe(void)
 	BUG_ON((unsigned long)__builtin_frame_address(0) - (unsigned long)t->stack >=
 	       KERNEL_STACK_SIZE);
 	t->mce_count = 0;
+	if (t->mce_copyin) {
+		t->mce_copyin = false;
+		pr_err("Kernel accessed poison in user space at %llx\n", (unsigned long long)addr);
+		if (addr != MCE_ADDR_NONE)
+			memory_failure(addr >> PAGE_SHIFT, 0);
+		return;
+	}
 	if (addr == MCE_ADDR_NONE) {
 		ret = -ENXIO;
 	} else {

@@ -153,8 +153,11 @@ struct task {
 	 * mce_addr, mce_count: a machine check this thread took in user mode
 	 * whose memory_failure() has not run yet; it runs on the way back to
 	 * user mode (Linux's kill_me_maybe task work), not on the #MC's stack.
+	 * mce_copyin: it came in the kernel, reading the thread's user memory
+	 * in copy_from_user (Linux's kill_me_never: no SIGBUS now).
 	 */
 	u8 mce_kill;
+	bool mce_copyin;
 	int mce_count;
 	u64 mce_addr;
 	struct mempolicy mempolicy;	/* set_mempolicy; inherited by fork (mm/mempolicy.c) */

@@ -20,13 +20,14 @@ Plan file: one job per line, '#' starts a comment, values may be quoted:
         N), and a failure.
         mce=inject: QEMU gets a monitor socket and a gdbstub socket, and each
         guest line "mce-inject: [when cpl=N|when rip=A-B|when sym=NAME|
-        when after=NAME [cr2=A-B]] mce CPU BANK
+        when after=NAME [REG=A-B]] mce CPU BANK
         STATUS MCGSTATUS ADDR MISC" is sent to it as that monitor command: a
         real machine check, when and where the guest asks (the job's log
         records each); sym=NAME is rip= over the kernel function NAME (its
         address and size from the kernel ELF's symbols, for a user program
         that cannot know them); after=NAME is exact: a breakpoint on that
-        kernel instruction, which the CPU (with CR2 in A-B if given) then
+        kernel instruction, which the CPU (with register REG, e.g. cr2 or
+        rsi, in A-B if given) then
         executes alone, and the machine check arrives at the next one
         (class MceInjector).
         check=topology: after the boot, compare the kernel's "numa: node"
@@ -760,11 +761,10 @@ def kill_group(proc):
 
 MCE_REQUEST_RE = re.compile(
     r'mce-inject: (?:when (?P<cond>cpl=[0-3]|rip=0x[0-9a-fA-F]+-0x[0-9a-fA-F]+|sym=[A-Za-z_][A-Za-z0-9_]*'
-    r'|after=[A-Za-z_][A-Za-z0-9_]*(?: cr2=0x[0-9a-fA-F]+-0x[0-9a-fA-F]+)?) )?'
+    r'|after=[A-Za-z_][A-Za-z0-9_]*(?: [a-z][a-z0-9]*=0x[0-9a-fA-F]+-0x[0-9a-fA-F]+)?) )?'
     r'(?P<cmd>mce (?P<cpu>\d+) \d+ (?:0x[0-9a-fA-F]+|\d+)(?: (?:0x[0-9a-fA-F]+|\d+)){3})\s*$')
 INFO_RIP_RE = re.compile(r'RIP=([0-9a-fA-F]+)')
 INFO_CPL_RE = re.compile(r'CPL=(\d)')
-INFO_CR2_RE = re.compile(r'CR2=([0-9a-fA-F]+)')
 BREAK_HITS = 100000     # "when after=": breakpoint hits before giving up
 BREAK_WAIT = 90         # ... and seconds
 
@@ -776,12 +776,13 @@ class MceInjector:
     exactly in user mode, or inside a given function (up to 400 tries:
     sampling, so biased towards where TCG notices a stop request, e.g. the
     first instruction of an exception handler).
-    "when after=SYM [cr2=A-B]": exact, through QEMU's gdbstub: a breakpoint
-    on the kernel instruction SYM; when the CPU stops there (and its CR2,
-    the last page-fault address, is in A-B when asked), it executes that
+    "when after=SYM [REG=A-B]": exact, through QEMU's gdbstub: a breakpoint
+    on the kernel instruction SYM; when the CPU stops there (and its
+    register REG, as `info registers` names it: cr2 the last page-fault
+    address, rsi a copy's source, is in A-B when asked), it executes that
     one instruction alone and the machine check is injected, so that it
     arrives at the instruction after SYM (up to BREAK_HITS hits of other
-    CPUs or CR2s, stepped over, in BREAK_WAIT seconds)."""
+    CPUs or values, stepped over, in BREAK_WAIT seconds)."""
 
     def __init__(self, path, log, kernel, gdb_path=None):
         self.path, self.log, self.line, self.kernel = path, log, b'', kernel
@@ -842,9 +843,11 @@ class MceInjector:
         return '; '.join(l for l in clean_lines(ANSI_RE.sub('', reply))[1:] if l and '(qemu)' not in l)[:200]
 
     def inject_after(self, sock, command, cpu, cond):
-        """ "when after=SYM [cr2=A-B]" (see the class comment)."""
-        name, _, cr2 = cond[len('after='):].partition(' cr2=')
-        lo, hi = (int(x, 16) for x in cr2.split('-')) if cr2 else (0, 1 << 64)
+        """ "when after=SYM [REG=A-B]" (see the class comment)."""
+        name, _, want = cond[len('after='):].partition(' ')
+        reg, _, span = want.partition('=')
+        lo, hi = (int(x, 16) for x in span.split('-')) if span else (0, 1 << 64)
+        reg_re = re.compile(rf'\b{reg.upper() or "RIP"}=([0-9a-fA-F]+)')
         addr, cpu = self.symbol(name)[0], int(cpu)
         try:
             gdb = gdbstub.GdbStub(self.gdb_path)        # the VM stops
@@ -855,12 +858,13 @@ class MceInjector:
             gdb.insert_breakpoint(addr)
             while what is None:
                 if hits >= BREAK_HITS or time.monotonic() > deadline:
-                    raise gdbstub.GdbError(f'{hits} breakpoint hits in {BREAK_WAIT} s, none on CPU {cpu} with CR2 in {cr2 or "any"}')
+                    raise gdbstub.GdbError(f'{hits} breakpoint hits in {BREAK_WAIT} s, none on CPU {cpu}'
+                                           + (f' with {want}' if want else ''))
                 stopped = gdb.cont(max(1, deadline - time.monotonic()))
                 hits += 1
                 self.command(sock, f'cpu {stopped}')
                 regs = self.command(sock, 'info registers')
-                m, at = INFO_CR2_RE.search(regs), INFO_RIP_RE.search(regs)
+                m, at = reg_re.search(regs), INFO_RIP_RE.search(regs)
                 if not at or int(at.group(1), 16) != addr:
                     raise gdbstub.GdbError(f'CPU {stopped} stopped at {at and at.group(1)}, not at {name} ({addr:#x})')
                 hit = stopped == cpu and m and lo <= int(m.group(1), 16) < hi
@@ -871,7 +875,8 @@ class MceInjector:
                     continue
                 rip = INFO_RIP_RE.search(self.command(sock, 'info registers'))
                 what = (self.answer(self.command(sock, command)) or 'done') + \
-                    f' (after {name} with CR2={m.group(1)}, at RIP={rip and rip.group(1)}, breakpoint hit {hits} times)'
+                    f' (after {name}' + (f' with {reg}={m.group(1)}' if reg else '') + \
+                    f', at RIP={rip and rip.group(1)}, breakpoint hit {hits} times)'
         except (OSError, TimeoutError, gdbstub.GdbError) as e:
             what = f'failed: {e}'
         finally:

@@ -514,9 +514,11 @@ class MceInjectTest(unittest.TestCase):
             ('mce 3 1 1 2 3 4', '3', 'rip=0x10-0x20'),
             ('mce 0 1 1 2 3 4', '0', 'sym=__copy_mc_movsq')])
         inj.feed(b'mce-inject: when after=f cr2=0x1000-0x3000 mce 1 1 1 2 3 4\n'
-                 b'mce-inject: when after=g mce 0 1 1 2 3 4\nmce-inject: when after=g cr2=1-2 mce 0 1 1 2 3 4\n')
+                 b'mce-inject: when after=g mce 0 1 1 2 3 4\nmce-inject: when after=g cr2=1-2 mce 0 1 1 2 3 4\n'
+                 b'mce-inject: when after=h rsi=0x7f00-0x8000 mce 0 1 1 2 3 4\n')
         self.assertEqual(injected[4:], [('mce 1 1 1 2 3 4', '1', 'after=f cr2=0x1000-0x3000'),
-                                        ('mce 0 1 1 2 3 4', '0', 'after=g')])
+                                        ('mce 0 1 1 2 3 4', '0', 'after=g'),
+                                        ('mce 0 1 1 2 3 4', '0', 'after=h rsi=0x7f00-0x8000')])
 
     def test_symbol_resolved_from_the_kernel(self):
         with tempfile.TemporaryDirectory() as d:

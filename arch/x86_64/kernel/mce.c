@@ -14,6 +14,7 @@
 #include <quire/copy_mc.h>
 #include <quire/mm.h>
 #include <asm/direct_map.h>
+#include <asm/pte_format.h>
 #include <quire/printk.h>
 #include <asm/cpu.h>
 #include <asm/ptrace.h>
@@ -168,17 +169,20 @@ static struct mce_error read_banks(u64 mcgstatus)
  * page, or more than ten, it is fatal, as on Linux. Without an address
  * (ADDRV clear) there is no page to take away: SIGBUS only (mce_addr ~0).
  */
-static bool queue_user_mce(const struct mce_error *e)
+static bool queue_user_mce(const struct mce_error *e, bool copyin)
 {
 	struct task *t = current;
 	u64 addr = e->status & MCI_STATUS_ADDRV ? e->addr : MCE_ADDR_NONE;
 	u64 granule = e->status & MCI_STATUS_MISCV ? MCI_MISC_LSB(e->misc) : PAGE_SHIFT;
 	int count = ++t->mce_count;
 
-	pr_err("mce: memory error at %#llx (2^%llu bytes) consumed in user mode (pid %d)\n",
-	       (unsigned long long)addr, (unsigned long long)granule, t->tid);
-	if (count == 1)
+	pr_err("mce: memory error at %#llx (2^%llu bytes) consumed %s (pid %d)\n",
+	       (unsigned long long)addr, (unsigned long long)granule,
+	       copyin ? "by the kernel reading user memory" : "in user mode", t->tid);
+	if (count == 1) {
 		t->mce_addr = addr;
+		t->mce_copyin = copyin;
+	}
 	if (count > 10) {
 		pr_emerg("mce: too many consecutive machine checks while accessing user data\n");
 		return false;
@@ -191,12 +195,35 @@ static bool queue_user_mce(const struct mce_error *e)
 }
 
 /*
+ * In the kernel, at a user-access instruction (an exception-table entry of
+ * EX_TYPE_UACCESS) that reads user memory: copy_from_user's rep movs with
+ * its source below USER_TOP (Linux's is_copy_from_user, which also decodes
+ * single movs: Quire reads user memory with rep movs only). The poison is
+ * in the user's page, not the kernel's: the copy can end short.
+ */
+static bool mce_in_copy_from_user(const struct pt_regs *regs,
+				  const struct exception_table_entry *ex)
+{
+	const u8 *insn = (const u8 *)regs->rip;
+
+	if (user_mode(regs) || !ex || !(ex->type & EX_TYPE_UACCESS))
+		return false;
+	if (insn[0] == 0xf3)			/* rep */
+		insn++;
+	if ((insn[0] & 0xf0) == 0x40)		/* REX */
+		insn++;
+	return (insn[0] == 0xa4 || insn[0] == 0xa5) && regs->rsi < USER_TOP;
+}
+
+/*
  * The #MC handler's decision, Linux's grading cut to what Quire can do:
  * without a valid bank, with the processor context corrupt, or without a
- * RIP to resume, it is fatal; in kernel mode only a machine-check-safe copy
- * survives (MCE_RESUME_AT_FIXUP); in user mode an uncorrected error
- * is the thread's to pay for (MCE_KILL_USER: queue_user_mce), and the
- * kernel lives on.
+ * RIP to resume, it is fatal; in kernel mode a machine-check-safe copy
+ * survives (MCE_RESUME_AT_FIXUP), and so does copy_from_user reading a
+ * poisoned user page (MCE_RESUME_COPYIN: the copy ends short, the thread
+ * runs memory_failure() for the page on its way out, no signal: Linux's
+ * kill_me_never); in user mode an uncorrected error is the thread's to pay
+ * for (MCE_KILL_USER: queue_user_mce), and the kernel lives on.
  */
 enum mce_action do_machine_check(const struct pt_regs *regs)
 {
@@ -214,8 +241,10 @@ enum mce_action do_machine_check(const struct pt_regs *regs)
 		act = MCE_CORRECTED;
 	else if (!user_mode(regs) && ex && (ex->type & EX_TYPE_MCE_SAFE))
 		act = MCE_RESUME_AT_FIXUP;
+	else if (mce_in_copy_from_user(regs, ex))
+		act = queue_user_mce(&e, true) ? MCE_RESUME_COPYIN : MCE_FATAL;
 	else if (user_mode(regs))
-		act = queue_user_mce(&e) ? MCE_KILL_USER : MCE_FATAL;
+		act = queue_user_mce(&e, false) ? MCE_KILL_USER : MCE_FATAL;
 	else
 		pr_emerg("mce: uncorrected error in kernel mode outside a machine-check-safe copy\n");
 	if (act != MCE_FATAL)

@@ -249,9 +249,11 @@ static void user_exception(struct pt_regs *regs, u64 cr2, int fault_err)
  * resumes at the entry's fixup: a user copy takes #PF and #GP (a bad user
  * pointer: the copy returns short, the caller says -EFAULT); a machine-
  * check-safe copy takes #MC, and the copy_mc test hook's page fault on a
- * poisoned address (include/quire/copy_mc.h). Anything else is a bug.
+ * poisoned address (include/quire/copy_mc.h); a user copy also takes the
+ * #MC of a poisoned user page it reads (copyin: do_machine_check said so).
+ * Anything else is a bug.
  */
-static bool fixup_exception(struct pt_regs *regs, u64 cr2)
+static bool fixup_exception(struct pt_regs *regs, u64 cr2, bool copyin)
 {
 	const struct exception_table_entry *e = search_exception_tables(regs->rip);
 	bool simulated = regs->vector == X86_TRAP_PF && copy_mc_test_poisoned(cr2);
@@ -259,7 +261,9 @@ static bool fixup_exception(struct pt_regs *regs, u64 cr2)
 
 	if (!e)
 		return false;
-	if (regs->vector == X86_TRAP_MC || simulated)
+	if (regs->vector == X86_TRAP_MC && copyin)
+		takes = EX_TYPE_UACCESS;
+	else if (regs->vector == X86_TRAP_MC || simulated)
 		takes = EX_TYPE_MCE_SAFE;
 	else if (regs->vector == X86_TRAP_PF || regs->vector == X86_TRAP_GP)
 		takes = EX_TYPE_UACCESS;
@@ -317,7 +321,12 @@ static void __do_trap(struct pt_regs *regs)
 		case MCE_CORRECTED:
 			return;
 		case MCE_RESUME_AT_FIXUP:
-			if (fixup_exception(regs, 0))
+			if (fixup_exception(regs, 0, false))
+				return;
+			break;
+		case MCE_RESUME_COPYIN:
+			/* The copy returns short; exit_to_user_mode runs memory_failure(). */
+			if (fixup_exception(regs, 0, true))
 				return;
 			break;
 		case MCE_KILL_USER:
@@ -335,7 +344,7 @@ static void __do_trap(struct pt_regs *regs)
 		      user_mode(regs) ? "user" : "kernel");
 	}
 	if (!user_mode(regs)) {
-		if (fixup_exception(regs, cr2))
+		if (fixup_exception(regs, cr2, false))
 			return;
 	} else {
 		user_exception(regs, cr2, fault_err);

@@ -2,7 +2,8 @@
  * copy_user_generic(dst, src, len): rep movsb, returning the bytes not
  * copied. When the copy faults (a bad user pointer), the exception table
  * sends the page-fault handler to the fixup, which returns what rcx still
- * counts. With SMAP, the copy is the only place the kernel opens user
+ * counts; so does the machine-check handler when the copy reads a
+ * poisoned user page (copy_from_user: arch/x86_64/kernel/mce.c). With SMAP, the copy is the only place the kernel opens user
  * memory (stac ... clac).
  */
 #include <quire/extable.h>
@@ -11,11 +12,13 @@
 	.globl copy_user_generic
 	.type copy_user_generic, @function
 copy_user_generic:
-	movq %rdx, %rcx
 	cmpb $0, smap_enabled(%rip)
 	jz 1f
 	stac				/* SMAP: user memory open for this copy only */
-1:	rep movsb
+	.globl copy_user_generic_before_copy	/* a test that aims a machine */
+copy_user_generic_before_copy:		/* check at the copy breaks here */
+1:	movq %rdx, %rcx
+5:	rep movsb
 	xorl %eax, %eax
 	jmp 3f
 2:	movq %rcx, %rax
@@ -25,7 +28,7 @@ copy_user_generic:
 4:	ret
 	.size copy_user_generic, . - copy_user_generic
 
-	EX_ENTRY 1b, 2b, EX_TYPE_UACCESS
+	EX_ENTRY 5b, 2b, EX_TYPE_UACCESS
 
 /*
  * __cmpxchg_user_u32(uaddr, old, new, found): lock cmpxchg on a 32-bit

@@ -80,6 +80,7 @@ enum mce_action {
 	MCE_CORRECTED,		/* logged; resume */
 	MCE_RESUME_AT_FIXUP,	/* inside a machine-check-safe copy */
 	MCE_KILL_USER,		/* the thread consumed poison: queued on it (task->mce_addr) */
+	MCE_RESUME_COPYIN,	/* copy_from_user read poison: fixup, then memory_failure(0) */
 };
 enum mce_action do_machine_check(const struct pt_regs *regs);
 void mce_cpu_init(void);
