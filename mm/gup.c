@@ -40,6 +40,7 @@ atomic_long_t gup_events[NR_GUP_EVENTS];
 const char *const gup_event_names[NR_GUP_EVENTS] = {
 	[GUP_PAGES] = "gup_pages",
 	[GUP_FOLLOW_STEPS] = "gup_follow_steps",
+	[GUP_FOLLOW_LOCKS] = "gup_follow_locks",
 	[GUP_GRAB_ATOMICS] = "gup_grab_atomics",
 	[GUP_FAULTS] = "gup_faults",
 	[GUP_FAST_PAGES] = "gup_fast_pages",
@@ -238,6 +239,24 @@ static bool run_checks_exclusive(struct folio *folio, unsigned int flags)
 }
 
 /*
+ * gup_run_length: of the nr pages from page (one folio's run of entries
+ * like pte, folio_pte_run), how many from the first on may be taken
+ * together: all, or up to the first that is not PageAnonExclusive where
+ * that matters (a read-only pin must not take it shared; a FOLL_FORCE
+ * write through a read-only entry, can_follow_write, takes only exclusive
+ * pages).
+ */
+static unsigned long gup_run_length(struct folio *folio, struct page *page, pte_t pte,
+				    unsigned long nr, unsigned int flags)
+{
+	if (run_checks_exclusive(folio, flags) || ((flags & FOLL_WRITE) && !pte_write(pte)))
+		for (unsigned long i = 1; i < nr; i++)
+			if (!PageAnonExclusive(page + i))
+				return i;
+	return nr;
+}
+
+/*
  * May GUP take this present entry for FOLL_WRITE? Writable, or (FOLL_FORCE
  * on a private read-only VMA, as ptrace writes) an exclusive anonymous
  * page: the copy-on-write has been broken for us.
@@ -255,116 +274,154 @@ static bool can_follow_write(struct vm_area_struct *vma, pte_t entry, struct pag
 
 /*
  * follow_pte_batch: how many PTEs from ptep on (the first maps page with
- * the value pte) map consecutive pages of page's folio, all present with
- * the same write bit, none needing an unshare; at most max_nr (the caller
- * bounded it by the page table, end and the VMA), never past the folio.
- * The table's lock ptl is held: the entries cannot change meanwhile.
+ * the value pte) map consecutive pages of page's folio with the same bits
+ * (accessed and dirty aside: folio_pte_run), none needing an unshare; at
+ * most max_nr (the caller bounded it by the page table, end and the VMA),
+ * never past the folio. The table's lock ptl is held: the entries cannot
+ * change meanwhile.
  */
 static unsigned long follow_pte_batch(pte_t *ptep, pte_t pte,
 				      struct page *page, unsigned long max_nr, unsigned int flags,
 				      spinlock_t *ptl)
 {
 	struct folio *folio = page_folio(page);
-	unsigned long left, nr = 1;
-	bool each;
+	unsigned long nr;
 
 	lockdep_assert_held(ptl);
 	if (!gup_batching || !folio_test_large(folio))
 		return 1;
-	left = folio_nr_pages(folio) - (unsigned long)(page - folio_page(folio, 0));
-	if (max_nr > left)
-		max_nr = left;
-	each = run_checks_exclusive(folio, flags);
-	while (nr < max_nr) {
-		pte_t next = ptep_get(ptep + nr);
+	nr = (unsigned long)folio_pte_run(folio, ptep, pte, (int)max_nr);
+	return gup_run_length(folio, page, pte, nr, flags);
+}
 
-		if (!pte_present(next) || pte_pfn(next) != pte_pfn(pte) + nr ||
-		    pte_write(next) != pte_write(pte) || (each && !PageAnonExclusive(page + nr)))
-			break;
-		nr++;
-	}
+/*
+ * What a FOLL_LONGTERM walk saw: a folio that must move first
+ * (check_and_migrate_longterm), and the last folio it asked about (a
+ * folio's pages come in a run: asked once per run, also one page at a
+ * time).
+ */
+struct longterm_note {
+	struct folio *last;
+	bool unpinnable;
+};
+
+static void note_longterm(struct folio *folio, unsigned int flags, struct longterm_note *note)
+{
+	if (!(flags & FOLL_LONGTERM) || folio == note->last)
+		return;
+	note->last = folio;
+	if (!folio_is_longterm_pinnable(folio))
+		note->unpinnable = true;
+}
+
+/* A run of nr pages from page, taken (grabbed): counted, noted, written to pages. */
+static unsigned long took_run(struct page *page, unsigned long nr, unsigned int flags,
+			      struct page **pages, struct longterm_note *note)
+{
+	note_longterm(page_folio(page), flags, note);
+	count_gup(GUP_FOLLOW_STEPS, 1);
+	for (unsigned long j = 0; j < nr; j++)
+		pages[j] = page + j;
 	return nr;
 }
 
-/* What follow_page_mask found. */
-enum follow_result {
-	FOLLOW_FOUND,		/* *nr_pages pages from the returned one, taken */
-	FOLLOW_FAULT,		/* not there (or not writable): fault with *fault_flags */
-	FOLLOW_ERROR,		/* *err */
-};
+/*
+ * follow_pte_run: under ptl, the page the entry at ptep maps and the rest
+ * of its folio's run (follow_pte_batch), taken and written to pages; 0
+ * when the entry is not there or not usable as asked (then *fault_flags
+ * says how to fault it in), or the grab failed (*err).
+ */
+static unsigned long follow_pte_run(struct vm_area_struct *vma, pte_t *ptep, unsigned long max_nr,
+				    unsigned int flags, spinlock_t *ptl, struct page **pages,
+				    unsigned int *fault_flags, int *err, struct longterm_note *note)
+{
+	pte_t entry = ptep_get(ptep);
+	struct page *page;
+	unsigned long nr;
+
+	if (!pte_present(entry))	/* none, migration, hwpoison: the fault decides */
+		return 0;
+	page = pfn_to_page(pte_pfn(entry));
+	if ((flags & FOLL_WRITE) && !can_follow_write(vma, entry, page, flags))
+		return 0;
+	if (gup_must_unshare(vma, flags, page)) {
+		*fault_flags = FAULT_FLAG_UNSHARE;
+		return 0;
+	}
+	nr = follow_pte_batch(ptep, entry, page, max_nr, flags, ptl);
+	*err = try_grab_folio(page_folio(page), (int)nr, flags);
+	return *err ? 0 : took_run(page, nr, flags, pages, note);
+}
 
 /*
- * The page at addr in vma and how many after it the same entry (a PMD) or
- * run of entries maps, up to end: taken (FOLL_GET/FOLL_PIN) under the
- * lock of the table holding them. mmap_lock held for reading.
+ * The page at addr in vma and the pages after it, up to end, that the same
+ * entry (a PMD) or the following entries of its page table map, taken
+ * (FOLL_GET/FOLL_PIN) and written to pages under one hold of that table's
+ * lock: one folio's run after another (follow_pte_run), until an entry
+ * that is missing or not usable as asked. Returns how many; 0 when the
+ * first is not there (*fault_flags: how to fault it in) or on error
+ * (*err). With gup_batch=0, one page. note: what a FOLL_LONGTERM walk
+ * took. mmap_lock held for reading.
  */
-static struct page *follow_page_mask(struct vm_area_struct *vma, unsigned long addr,
-				     unsigned long end, unsigned int flags,
-				     unsigned long *nr_pages, unsigned int *fault_flags, int *err)
+static unsigned long follow_page_mask(struct vm_area_struct *vma, unsigned long addr,
+				      unsigned long end, unsigned int flags, struct page **pages,
+				      unsigned int *fault_flags, int *err, struct longterm_note *note)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long limit = min(end, vma->vm_end);
 	pte_t *pmd = pmd_lookup(mm->pgd, addr, false), *ptep, entry;
 	struct page *page;
 	spinlock_t *ptl;
-	unsigned long nr;
+	unsigned long nr, max, run;
 
 	/* The VMA and its page tables stay while mmap_lock is held (for reading). */
 	mmap_assert_locked(mm);
 	*err = 0;
 	*fault_flags = (flags & FOLL_WRITE) ? FAULT_FLAG_WRITE : 0;
 	if (!pmd || !READ_ONCE(*pmd))
-		return NULL;
+		return 0;
+	/* To the end of this page table (or PMD), end or the VMA; one page with gup_batch=0. */
+	max = gup_batching ? (min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, limit) - addr) >> PAGE_SHIFT
+			   : 1;
 	if (pmd_leaf(READ_ONCE(*pmd))) {
 		ptl = pmd_lock(mm, pmd);
 		entry = pmdp_get(pmd);
 		if (!pmd_leaf(entry)) {
 			spin_unlock(ptl);
-			return follow_page_mask(vma, addr, end, flags, nr_pages, fault_flags, err);
+			return follow_page_mask(vma, addr, end, flags, pages, fault_flags, err, note);
 		}
 		page = pfn_to_page(pmd_pfn(entry)) + ((addr & (PMD_SIZE - 1)) >> PAGE_SHIFT);
 		if ((flags & FOLL_WRITE) && !can_follow_write(vma, pmd_pte(entry), page, flags)) {
 			spin_unlock(ptl);
-			return NULL;
+			return 0;
 		}
 		if (gup_must_unshare(vma, flags, page)) {
 			spin_unlock(ptl);
 			*fault_flags = FAULT_FLAG_UNSHARE;
-			return NULL;
+			return 0;
 		}
-		/* The rest of the PMD, in one step (one page with gup_batch=0). */
-		nr = gup_batching ? (min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, limit) - addr) >>
-				    PAGE_SHIFT : 1;
-		*err = try_grab_folio(page_folio(page), (int)nr, flags);
+		/* The rest of the PMD, in one step. */
+		*err = try_grab_folio(page_folio(page), (int)max, flags);
 		spin_unlock(ptl);
-		*nr_pages = nr;
-		return *err ? NULL : page;
+		return *err ? 0 : took_run(page, max, flags, pages, note);
 	}
 	ptep = pte_offset_map_lock(mm, pmd, addr, &ptl);
 	if (!ptep)	/* became a leaf, or went, meanwhile */
-		return follow_page_mask(vma, addr, end, flags, nr_pages, fault_flags, err);
-	entry = ptep_get(ptep);
-	if (!pte_present(entry)) {	/* none, migration, hwpoison: the fault decides */
-		pte_unmap_unlock(ptep, ptl);
-		return NULL;
+		return follow_page_mask(vma, addr, end, flags, pages, fault_flags, err, note);
+	nr = follow_pte_run(vma, ptep, max, flags, ptl, pages, fault_flags, err, note);
+	/* The next folios' runs under the same hold; the first that stops us is left to the caller. */
+	while (nr && nr < max) {
+		unsigned int ignored_fault;
+		int ignored_err = 0;
+
+		run = follow_pte_run(vma, ptep + nr, max - nr, flags, ptl, pages + nr,
+				     &ignored_fault, &ignored_err, note);
+		if (!run)
+			break;
+		nr += run;
 	}
-	page = pfn_to_page(pte_pfn(entry));
-	if ((flags & FOLL_WRITE) && !can_follow_write(vma, entry, page, flags)) {
-		pte_unmap_unlock(ptep, ptl);
-		return NULL;
-	}
-	if (gup_must_unshare(vma, flags, page)) {
-		pte_unmap_unlock(ptep, ptl);
-		*fault_flags = FAULT_FLAG_UNSHARE;
-		return NULL;
-	}
-	nr = follow_pte_batch(ptep, entry, page,
-			      (min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, limit) - addr) >> PAGE_SHIFT,
-			      flags, ptl);
-	*err = try_grab_folio(page_folio(page), (int)nr, flags);
 	pte_unmap_unlock(ptep, ptl);
-	*nr_pages = nr;
-	return *err ? NULL : page;
+	return nr;
 }
 
 /* Fault addr in as GUP needs it: 0 (follow again) or -errno as Linux's GUP reports it. */
@@ -404,7 +461,7 @@ static int check_vma_flags(struct vm_area_struct *vma, unsigned int flags)
  * taken, or -errno when none was.
  */
 static long __get_user_pages(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
-			     unsigned int flags, struct page **pages)
+			     unsigned int flags, struct page **pages, struct longterm_note *note)
 {
 	struct vm_area_struct *vma = NULL;
 	unsigned long end = start + (nr_pages << PAGE_SHIFT), i = 0;
@@ -412,9 +469,8 @@ static long __get_user_pages(struct mm_struct *mm, unsigned long start, unsigned
 
 	mmap_assert_locked(mm);
 	while (i < nr_pages) {
-		unsigned long addr = start + (i << PAGE_SHIFT), nr = 0;
+		unsigned long addr = start + (i << PAGE_SHIFT), nr;
 		unsigned int fault_flags;
-		struct page *page;
 		int err;
 
 		if (!vma || addr >= vma->vm_end) {
@@ -427,8 +483,8 @@ static long __get_user_pages(struct mm_struct *mm, unsigned long start, unsigned
 			if (ret)
 				break;
 		}
-		page = follow_page_mask(vma, addr, end, flags, &nr, &fault_flags, &err);
-		if (!page) {
+		nr = follow_page_mask(vma, addr, end, flags, pages + i, &fault_flags, &err, note);
+		if (!nr) {
 			if (err) {
 				ret = err;
 				break;
@@ -442,10 +498,8 @@ static long __get_user_pages(struct mm_struct *mm, unsigned long start, unsigned
 				break;
 			continue;
 		}
-		count_gup(GUP_FOLLOW_STEPS, 1);
 		count_gup(GUP_PAGES, (long)nr);
-		for (unsigned long j = 0; j < nr; j++)
-			pages[i + j] = page + j;
+		count_gup(GUP_FOLLOW_LOCKS, 1);
 		i += nr;
 	}
 	return i ? (long)i : ret;
@@ -522,8 +576,10 @@ static long gup_locked(struct mm_struct *mm, unsigned long start, unsigned long 
 	if (start + (nr_pages << PAGE_SHIFT) < start || start + (nr_pages << PAGE_SHIFT) > USER_TOP)
 		return -EFAULT;
 	do {
-		ret = __get_user_pages(mm, start, nr_pages, flags, pages);
-		if (ret <= 0 || !(flags & FOLL_LONGTERM))
+		struct longterm_note note = { NULL, false };
+
+		ret = __get_user_pages(mm, start, nr_pages, flags, pages, &note);
+		if (ret <= 0 || !note.unpinnable)
 			return ret;
 		{
 			long r = check_and_migrate_longterm(pages, (unsigned long)ret, flags);
@@ -660,38 +716,20 @@ static unsigned long gup_fast_pte_range(pte_t *pmdp, pte_t pmdval, unsigned long
 		if ((flags & FOLL_LONGTERM) && !folio_is_longterm_pinnable(folio))
 			break;
 		if (gup_batching && folio_test_large(folio)) {
-			unsigned long left = folio_nr_pages(folio) -
-					     (unsigned long)(page - folio_page(folio, 0));
-			bool each = run_checks_exclusive(folio, flags);
-
-			while (got + nr < max && nr < left) {
-				pte_t next = READ_ONCE(ptep[got + nr]);
-
-				if (!pte_present(next) || pte_pfn(next) != pte_pfn(pte) + nr ||
-				    pte_write(next) != pte_write(pte) ||
-				    (each && !PageAnonExclusive(page + nr)))
-					break;
-				nr++;
-			}
+			nr = (unsigned long)folio_pte_run(folio, ptep + got, pte, (int)(max - got));
+			nr = gup_run_length(folio, page, pte, nr, flags);
 		}
 		if (gup_fast_pte_hook)
 			gup_fast_pte_hook(addr + (got << PAGE_SHIFT));
 		folio = try_grab_folio_fast(page, folio, (int)nr, flags);
 		if (!folio)
 			break;
-		/* Still the same entries under the same table? */
-		{
-			bool same = READ_ONCE(*pmdp) == pmdval;
-
-			for (unsigned long j = 0; same && j < nr; j++) {
-				pte_t now = READ_ONCE(ptep[got + j]);
-
-				same = pte_present(now) && pte_pfn(now) == pte_pfn(pte) + j;
-			}
-			if (!same) {
-				gup_put_folio(folio, (int)nr, flags);
-				break;
-			}
+		/* Still the same entries (accessed and dirty aside) under the same table? */
+		if (READ_ONCE(*pmdp) != pmdval ||
+		    pte_batch_bits(READ_ONCE(ptep[got])) != pte_batch_bits(pte) ||
+		    (nr > 1 && (unsigned long)folio_pte_run(folio, ptep + got, pte, (int)nr) != nr)) {
+			gup_put_folio(folio, (int)nr, flags);
+			break;
 		}
 		for (unsigned long j = 0; j < nr; j++)
 			pages[got + j] = page + j;

@@ -68,12 +68,6 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long
 	flush_tlb_mask_range(__atomic_fetch_or(&mm->cpus, 0, __ATOMIC_SEQ_CST), start, end);
 }
 
-/* The bits that may differ inside one batch go (hardware sets them page by page). */
-static pte_t pte_batch_bits(pte_t pte)
-{
-	return pte_mkold(pte_mkclean(pte));
-}
-
 int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr)
 {
 	return rmap_batching ? folio_pte_run(folio, ptep, pte, max_nr) : 1;

@@ -108,7 +108,8 @@ extern bool gup_batching;
 
 enum gup_event {
 	GUP_PAGES,		/* pages returned by the slow path */
-	GUP_FOLLOW_STEPS,	/* follow_page_mask calls that found pages */
+	GUP_FOLLOW_STEPS,	/* runs taken by follow_page_mask: a folio's run of PTEs, a PMD */
+	GUP_FOLLOW_LOCKS,	/* page-table lock holds of follow_page_mask that took pages */
 	GUP_GRAB_ATOMICS,	/* atomic operations on refcount / pincount */
 	GUP_FAULTS,		/* faultin_page calls */
 	GUP_FAST_PAGES,		/* pages taken by the lockless walk */

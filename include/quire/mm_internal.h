@@ -58,6 +58,11 @@ int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long e
 bool is_zero_pfn(unsigned long pfn);
 /* A read-only PTE of the shared zero page for vma (what a read fault maps). */
 pte_t zero_page_pte(struct vm_area_struct *vma);
+/* The bits that may differ inside one batch go (hardware sets them page by page). */
+static inline pte_t pte_batch_bits(pte_t pte)
+{
+	return pte_mkold(pte_mkclean(pte));
+}
 /*
  * folio_pte_batch: how many PTEs from ptep on (ptep maps a page of folio
  * with the value pte) map the following pages of the same folio with the

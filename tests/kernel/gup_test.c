@@ -131,7 +131,7 @@ out:
 static void batched_and_per_page_counts(struct ktest *t)
 {
 	const unsigned long a = AREA, nr = 256;	/* 16 folios of 64 KiB */
-	long steps[2], atomics[2], fast[2];
+	long steps[2], locks[2], atomics[2], fast[2];
 	bool saved = gup_batching;
 	struct thp_ctx c;
 	struct mm_struct *mm;
@@ -139,11 +139,12 @@ static void batched_and_per_page_counts(struct ktest *t)
 	mm = gupt_begin_mapped(t, &c, 4, false);
 	CHECK(t, mm != NULL);
 	for (int batched = 1; batched >= 0; batched--) {
-		long s = gev(GUP_FOLLOW_STEPS), g = gev(GUP_GRAB_ATOMICS), f;
+		long s = gev(GUP_FOLLOW_STEPS), l = gev(GUP_FOLLOW_LOCKS), g = gev(GUP_GRAB_ATOMICS), f;
 
 		gup_batching = batched;
 		CHECK_EQ(t, pin(mm, a, nr, FOLL_WRITE), (long)nr);
 		steps[batched] = gev(GUP_FOLLOW_STEPS) - s;
+		locks[batched] = gev(GUP_FOLLOW_LOCKS) - l;
 		atomics[batched] = gev(GUP_GRAB_ATOMICS) - g;
 		unpin_user_pages(pages, nr);
 		g = gev(GUP_GRAB_ATOMICS);
@@ -155,16 +156,41 @@ static void batched_and_per_page_counts(struct ktest *t)
 		KEXPECT_EQ(t, f, 0);
 		unpin_user_pages(pages, nr);
 	}
-	pr_info("gup: 16 x 64K pinned: batched %ld steps %ld atomics (fast %ld), "
-		"per-page %ld steps %ld atomics (fast %ld)\n",
-		steps[1], atomics[1], fast[1], steps[0], atomics[0], fast[0]);
-	/* One step and two atomics (refcount, pincount) per folio, or per page. */
+	pr_info("gup: 16 x 64K pinned: batched %ld steps %ld locks %ld atomics (fast %ld), "
+		"per-page %ld steps %ld locks %ld atomics (fast %ld)\n",
+		steps[1], locks[1], atomics[1], fast[1], steps[0], locks[0], atomics[0], fast[0]);
+	/*
+	 * One step and two atomics (refcount, pincount) per folio, or per
+	 * page; the 16 folios share one page table: one lock hold, or one
+	 * per page.
+	 */
 	KEXPECT_EQ(t, steps[1], 16);
+	KEXPECT_EQ(t, locks[1], 1);
+	KEXPECT_EQ(t, locks[0], (long)nr);
 	KEXPECT_EQ(t, atomics[1], 32);
 	KEXPECT_EQ(t, fast[1], 32);
 	KEXPECT_EQ(t, steps[0], (long)nr);
 	KEXPECT_EQ(t, atomics[0], 2 * (long)nr);
 	KEXPECT_EQ(t, fast[0], 2 * (long)nr);
+
+	/*
+	 * A hole in the 7th folio (page 100): the first lock hold takes the
+	 * pages up to it and stops there; the fault fills it; the second hold
+	 * takes the rest. Every page is the one mapped at its address.
+	 */
+	{
+		long l = gev(GUP_FOLLOW_LOCKS), faults = gev(GUP_FAULTS), f = 0;
+
+		gup_batching = true;
+		CHECK_EQ(t, thpt_advise(mm, a + 100 * SZ_4K, SZ_4K, MADV_DONTNEED), 0);
+		CHECK_EQ(t, pin(mm, a, nr, FOLL_WRITE), (long)nr);
+		for (unsigned long i = 0; i < nr; i++)
+			f += pages[i] != thpt_page_of(mm, a + i * SZ_4K);
+		KEXPECT_EQ(t, f, 0);
+		KEXPECT_EQ(t, gev(GUP_FAULTS) - faults, 1);
+		KEXPECT_EQ(t, gev(GUP_FOLLOW_LOCKS) - l, 2);
+		unpin_user_pages(pages, nr);
+	}
 	KEXPECT_EQ(t, mm_verify(), 0);
 out:
 	gup_batching = saved;
