@@ -41,6 +41,18 @@ extern struct lock_debug_counts lock_debug_counts;
 
 /* How long a spinlock waiter spins before "held too long" (spinlock_timeout_ms=, 0: never). */
 extern unsigned long spinlock_timeout_ms;
+#define SPINLOCK_TIMEOUT_MS		1000	/* the default on hardware and KVM */
+#define SPINLOCK_TIMEOUT_MS_EMULATED	10000	/* under QEMU's TCG */
+
+/*
+ * The architecture found the CPU emulated (QEMU's TCG): a virtual CPU is a
+ * host thread that the host may not run for a second or more, so a hold
+ * the waiter measures in wall time (the TSC follows the host's clock) can
+ * look long with nothing wrong. Raises spinlock_timeout_ms's default to
+ * SPINLOCK_TIMEOUT_MS_EMULATED; called before the command line is parsed,
+ * which still decides.
+ */
+void lock_debug_cpu_emulated(void);
 
 /*
  * Recursion on a spinlock, a mutex or a write-held rwsem is a certain

@@ -10,13 +10,22 @@
 #include <quire/percpu.h>
 #include <quire/cmdline.h>
 #include <quire/ksyms.h>
+#include <quire/printk.h>
 
 struct lock_debug_counts lock_debug_counts;
 bool lock_debug_recursion_returns;
 
-unsigned long spinlock_timeout_ms = 1000;
+unsigned long spinlock_timeout_ms = SPINLOCK_TIMEOUT_MS;
 CMDLINE_UINT("spinlock_timeout_ms", spinlock_timeout_ms, 0, 3600000,
-	     "report a spinlock waiter that spins longer than this, in ms (0: never; DEBUG_LOCKS builds)");
+	     "report a spinlock waiter that spins longer than this, in ms (0: never; DEBUG_LOCKS builds; "
+	     "default 1000, 10000 under QEMU's TCG)");
+
+void lock_debug_cpu_emulated(void)
+{
+	spinlock_timeout_ms = SPINLOCK_TIMEOUT_MS_EMULATED;
+	pr_info("locking: the CPU is emulated (QEMU TCG): spinlock_timeout_ms defaults to %lu\n",
+		spinlock_timeout_ms);
+}
 
 static arch_spinlock_t report_lock;
 static struct percpu *report_cpu;	/* the CPU holding report_lock */

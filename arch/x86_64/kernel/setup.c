@@ -13,6 +13,8 @@
 #include <quire/serial.h>
 #include <quire/time.h>
 #include <asm/boot.h>
+#include <asm/cpu.h>
+#include <quire/debug_locks.h>
 #include <asm/desc.h>
 #include <asm/direct_map.h>
 #include <asm/apic.h>
@@ -29,6 +31,22 @@
 
 void x86_64_start(u32 magic, u64 info_phys);
 
+/*
+ * QEMU's TCG says so in the hypervisor CPUID leaves (its "tcg-cpuid"
+ * property, on by default): the hypervisor bit, then "TCGTCGTCGTCG" at
+ * 0x40000000. KVM says "KVMKVMKVM".
+ */
+static bool cpu_emulated_by_tcg(void)
+{
+	u32 a, b, c, d;
+
+	cpuid(1, 0, &a, &b, &c, &d);
+	if (!(c & (1u << 31)))
+		return false;
+	cpuid(0x40000000, 0, &a, &b, &c, &d);
+	return b == 0x54474354 && c == 0x43544743 && d == 0x47435447;	/* "TCGT" "CGTC" "GTCG" */
+}
+
 /* The machine as ACPI and the loader describe it, for numa_init(). Static: it is ~5 KiB. */
 static struct numa_desc boot_numa_desc;
 
@@ -44,6 +62,8 @@ void x86_64_start(u32 magic, u64 info_phys)
 	err = bootinfo_parse(magic, info_phys);
 	if (err)
 		panic("cannot read the boot information (magic 0x%x)", magic);
+	if (cpu_emulated_by_tcg())
+		lock_debug_cpu_emulated();
 	cmdline_parse_boot(boot_info.cmdline);
 	tsc_init();
 	/* The machine, from ACPI, while the early identity map still reaches it. */
