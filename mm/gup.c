@@ -51,6 +51,7 @@ const char *const gup_event_names[NR_GUP_EVENTS] = {
 
 void (*gup_fast_hook)(unsigned long addr);
 void (*gup_fast_pte_hook)(unsigned long addr);
+void (*gup_fast_grab_hook)(void);
 
 static void count_gup(enum gup_event e, long n)
 {
@@ -119,13 +120,16 @@ static struct folio *try_grab_folio_fast(struct page *page, struct folio *expect
 					 unsigned int flags)
 {
 	struct folio *folio = page_folio(page);
+	bool large = folio_test_large(folio);
 	int add = refs;
 
 	/* Split since the run was read: refs would land on one piece only. */
 	if (folio != expect)
 		return NULL;
-	if ((flags & FOLL_PIN) && !folio_test_large(folio))
+	if ((flags & FOLL_PIN) && !large)
 		add = refs * GUP_PIN_COUNTING_BIAS;
+	if (gup_fast_grab_hook)
+		gup_fast_grab_hook();
 	for (;;) {
 		int old = atomic_read(&folio->_refcount);
 
@@ -141,7 +145,13 @@ static struct folio *try_grab_folio_fast(struct page *page, struct folio *expect
 	 * keeps the address) may have shrunk under the run. Start again slowly.
 	 */
 	if (page_folio(page) != folio ||
-	    page_to_pfn(page) + (unsigned long)refs > folio_pfn(folio) + folio_nr_pages(folio)) {
+	    page_to_pfn(page) + (unsigned long)refs > folio_pfn(folio) + folio_nr_pages(folio) ||
+	    /*
+	     * Split to order 0 with the head staying the folio: a pin counted
+	     * the large way (refs, then _pincount) would be unpinned the small
+	     * way (refs x BIAS). Start again slowly.
+	     */
+	    folio_test_large(folio) != large) {
 		folio_put_refs(folio, add);
 		return NULL;
 	}

@@ -141,5 +141,7 @@ extern void (*gup_fast_hook)(unsigned long addr);
  * its re-read of the entries closes); NULL normally.
  */
 extern void (*gup_fast_pte_hook)(unsigned long addr);
+/* Tests: GUP-fast's grab, between deciding how to count the references and taking them. */
+extern void (*gup_fast_grab_hook)(void);
 
 #endif

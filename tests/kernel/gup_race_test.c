@@ -212,6 +212,22 @@ static void pte_window(unsigned long addr)
 	r->done_in_window = r->done;
 }
 
+/*
+ * Inside the grab, after it decided how to count (a large folio: refs,
+ * then _pincount) and before it takes the references: the other CPU
+ * splits the folio to order 0 meanwhile.
+ */
+static void grab_window(void)
+{
+	struct race *r = the_race;
+
+	gup_fast_grab_hook = NULL;	/* once */
+	r->in_window = true;
+	r->go = true;
+	WAIT_UNTIL(r->done);
+	r->done_in_window = r->done;
+}
+
 /* The same window for a collapse, which changes the PMD, not the entries of the old table. */
 static void pmd_window(unsigned long addr)
 {
@@ -232,7 +248,7 @@ static void pmd_window(unsigned long addr)
  * does kind to it. The walk must take nothing, the other CPU must succeed,
  * and no pin may be left anywhere.
  */
-static void gup_fast_grab_races(struct ktest *t, enum race_kind kind)
+static void gup_fast_grab_races(struct ktest *t, enum race_kind kind, unsigned long nr)
 {
 	const unsigned long a = AREA;
 	struct race r = { .kind = kind, .addr = a };
@@ -258,9 +274,13 @@ static void gup_fast_grab_races(struct ktest *t, enum race_kind kind)
 		thpt_end(t, &c);
 		ktest_skip(t, "one CPU");
 	}
-	gup_fast_pte_hook = kind == RACE_COLLAPSE ? pmd_window : pte_window;
-	got = gup_fast_mm(mm, a, 16, FOLL_PIN | FOLL_WRITE, pages, true);
+	if (kind == RACE_SPLIT && nr == 1)
+		gup_fast_grab_hook = grab_window;
+	else
+		gup_fast_pte_hook = kind == RACE_COLLAPSE ? pmd_window : pte_window;
+	got = gup_fast_mm(mm, a, nr, FOLL_PIN | FOLL_WRITE, pages, true);
 	gup_fast_pte_hook = NULL;
+	gup_fast_grab_hook = NULL;
 	r.go = true;	/* (the hook did, unless the walk never reached it) */
 	kthread_join(r.thread);
 	if (kind == RACE_SPLIT)
@@ -270,8 +290,20 @@ static void gup_fast_grab_races(struct ktest *t, enum race_kind kind)
 		KEXPECT_TRUE(t, r.done_in_window);	/* split between the read and the grab */
 	else
 		KEXPECT_TRUE(t, r.changed_seen && !r.done_in_window);
-	/* The entries or the folio changed under it: what the walk took went back. */
+	/*
+	 * The entries or the folio changed under it: what the walk took went
+	 * back. (Pinning the head page alone across a split to order 0, the
+	 * walk must not keep a pin counted the large folio's way: unpinned
+	 * the small folio's way it would take 1024 references off one.)
+	 */
 	KEXPECT_EQ(t, got, 0);
+	if (got > 0) {
+		bool counted_right = folio_maybe_dma_pinned(page_folio(pages[0]));
+
+		KEXPECT_TRUE(t, counted_right);
+		if (counted_right)
+			unpin_user_pages(pages, (unsigned long)got);
+	}
 	KEXPECT_EQ(t, r.result, 0);
 	switch (kind) {
 	case RACE_MIGRATE:
@@ -304,27 +336,37 @@ static void gup_fast_grab_races(struct ktest *t, enum race_kind kind)
 	}
 out:
 	gup_fast_pte_hook = NULL;
+	gup_fast_grab_hook = NULL;
 	thpt_end(t, &c);
 }
 
 static void gup_fast_grab_races_migration(struct ktest *t)
 {
-	gup_fast_grab_races(t, RACE_MIGRATE);
+	gup_fast_grab_races(t, RACE_MIGRATE, 16);
 }
 
 static void gup_fast_grab_races_munmap(struct ktest *t)
 {
-	gup_fast_grab_races(t, RACE_MUNMAP);
+	gup_fast_grab_races(t, RACE_MUNMAP, 16);
 }
 
 static void gup_fast_grab_races_folio_split(struct ktest *t)
 {
-	gup_fast_grab_races(t, RACE_SPLIT);
+	gup_fast_grab_races(t, RACE_SPLIT, 16);
+}
+
+/*
+ * The head page alone, split inside the grab: the folio the walk counted
+ * stays the folio (its head), but now small.
+ */
+static void gup_fast_grab_races_folio_split_head(struct ktest *t)
+{
+	gup_fast_grab_races(t, RACE_SPLIT, 1);
 }
 
 static void gup_fast_grab_races_collapse(struct ktest *t)
 {
-	gup_fast_grab_races(t, RACE_COLLAPSE);
+	gup_fast_grab_races(t, RACE_COLLAPSE, 16);
 }
 
 /* ---- 3. the slow path meets a migration ---- */
@@ -401,5 +443,6 @@ KTEST_SUITE(gup_race,
 	    KTEST_CASE(gup_fast_grab_races_migration),
 	    KTEST_CASE(gup_fast_grab_races_munmap),
 	    KTEST_CASE(gup_fast_grab_races_folio_split),
+	    KTEST_CASE(gup_fast_grab_races_folio_split_head),
 	    KTEST_CASE(gup_fast_grab_races_collapse),
 	    KTEST_CASE(slow_pin_waits_for_migration));
