@@ -17,6 +17,7 @@
  * reading), then each table's page-table lock (walk_range). For 4, one
  * TLB flush over what changed, before the write returns.
  */
+#include <quire/mmu_notifier.h>
 #include <quire/mm.h>
 #include <quire/mmap.h>
 #include <quire/pte.h>
@@ -127,6 +128,7 @@ int clear_refs(struct mm_struct *mm, enum clear_refs_type type)
 		.type = type, .lo = ~0UL, .hi = 0,
 	};
 	bool soft_dirty = type == CLEAR_REFS_SOFT_DIRTY;
+	struct mmu_notifier_range range;
 	struct vm_area_struct *v;
 
 	if (type < CLEAR_REFS_ALL || type >= CLEAR_REFS_LAST)
@@ -135,10 +137,13 @@ int clear_refs(struct mm_struct *mm, enum clear_refs_type type)
 		pr_info("clear_refs: 5 (reset the peak RSS) is not implemented: Quire keeps no VmHWM\n");
 		return -ENOSYS;
 	}
-	if (soft_dirty)
+	if (soft_dirty) {
 		down_write(&mm->mmap_lock);
-	else
+		/* Writable entries become read-only: the whole mm, as Linux. */
+		mmu_notifier_start(&range, MMU_NOTIFY_SOFT_DIRTY, mm, 0, USER_TOP);
+	} else {
 		down_read(&mm->mmap_lock);
+	}
 	list_for_each_entry(v, &mm->vmas, vm_list) {
 		if (!clear_refs_wants(type, v))
 			continue;
@@ -155,9 +160,11 @@ int clear_refs(struct mm_struct *mm, enum clear_refs_type type)
 	 */
 	if (soft_dirty && cw.lo < cw.hi)
 		flush_tlb_mm_range(mm, cw.lo, cw.hi);
-	if (soft_dirty)
+	if (soft_dirty) {
+		mmu_notifier_invalidate_range_end(&range);
 		up_write(&mm->mmap_lock);
-	else
+	} else {
 		up_read(&mm->mmap_lock);
+	}
 	return 0;
 }

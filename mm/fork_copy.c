@@ -17,6 +17,7 @@
  * rmap walkers take one page-table lock at a time.
  */
 #include <quire/mmap.h>
+#include <quire/mmu_notifier.h>
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/rmap.h>
@@ -236,11 +237,16 @@ static int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct
 {
 	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
 	bool cow = !(src_vma->vm_flags & VM_SHARED);
+	struct mmu_notifier_range range;
 	int err = 0;
 
 	mmap_assert_write_locked(src_mm);
-	if (cow)
+	if (cow) {
+		/* The parent's private entries become read-only: a device must forget them. */
+		mmu_notifier_start(&range, MMU_NOTIFY_PROTECTION_PAGE, src_mm, src_vma->vm_start,
+				   src_vma->vm_end);
 		write_protect_seq_inc(src_mm);
+	}
 	for (unsigned long addr = src_vma->vm_start, next; addr < src_vma->vm_end && !err;
 	     addr = next) {
 		pte_t *src_pmd = pmd_lookup(src_mm->pgd, addr, false), *dst_pmd;
@@ -249,16 +255,20 @@ static int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct
 		if (!src_pmd || !READ_ONCE(*src_pmd))
 			continue;
 		dst_pmd = pmd_alloc(dst_mm, addr);
-		if (!dst_pmd)
-			return -ENOMEM;
+		if (!dst_pmd) {
+			err = -ENOMEM;	/* (not a return: the sequence and the notifier end below) */
+			break;
+		}
 		if (pmd_leaf(READ_ONCE(*src_pmd)))
 			err = copy_pmd_leaf(dst_vma, src_vma, dst_pmd, src_pmd, addr);
 		/* A table here, or the PMD split instead of copied: copy by PTE. */
 		if (!err && READ_ONCE(*src_pmd) && !pmd_leaf(READ_ONCE(*src_pmd)))
 			err = copy_pte_range(dst_vma, src_vma, dst_pmd, src_pmd, addr, next);
 	}
-	if (cow)
+	if (cow) {
 		write_protect_seq_inc(src_mm);
+		mmu_notifier_invalidate_range_end(&range);
+	}
 	return err;
 }
 

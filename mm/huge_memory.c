@@ -15,6 +15,7 @@
 #include <quire/huge_mm.h>
 #include <quire/rmap.h>
 #include <quire/mmap.h>
+#include <quire/mmu_notifier.h>
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/numa.h>
@@ -116,11 +117,16 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr, p
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
-	spinlock_t *ptl = pmd_lock(mm, pmd);
+	struct mmu_notifier_range range;
 	vm_fault_t ret = VM_FAULT_DONE;
-	pte_t entry = pmdp_get(pmd);
+	spinlock_t *ptl;
+	pte_t entry;
 	struct folio *folio;
 
+	/* It may split the PMD (a device must forget a 2 MiB translation): notified first. */
+	mmu_notifier_start(&range, MMU_NOTIFY_CLEAR, mm, haddr, haddr + PMD_SIZE);
+	ptl = pmd_lock(mm, pmd);
+	entry = pmdp_get(pmd);
 	if (!pmd_leaf(entry) || pte_write(entry)) {
 		/* Made writable meanwhile: done. Split or unmapped: by PTE. */
 		ret = pmd_leaf(entry) ? VM_FAULT_DONE : VM_FAULT_FALLBACK;
@@ -142,6 +148,7 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr, p
 out:
 	spin_unlock(ptl);
 	flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
+	mmu_notifier_invalidate_range_end(&range);
 	return ret;
 }
 
@@ -230,8 +237,11 @@ void split_huge_pmd(struct vm_area_struct *vma, unsigned long addr)
 	bool split = false;
 	spinlock_t *ptl;
 
+	struct mmu_notifier_range range;
+
 	if (!pmd || !pmd_leaf(READ_ONCE(*pmd)))
 		return;
+	mmu_notifier_start(&range, MMU_NOTIFY_CLEAR, mm, haddr, haddr + PMD_SIZE);
 	ptl = pmd_lock(mm, pmd);
 	if (pmd_leaf(*pmd)) {	/* rechecked: another CPU may have split it first */
 		__split_huge_pmd_locked(vma, pmd, haddr);
@@ -240,6 +250,7 @@ void split_huge_pmd(struct vm_area_struct *vma, unsigned long addr)
 	spin_unlock(ptl);
 	if (split)
 		flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
+	mmu_notifier_invalidate_range_end(&range);
 }
 
 /* ---- the deferred split queue ---- */
@@ -371,8 +382,11 @@ static bool split_pmd_one(struct folio *folio, struct vm_area_struct *vma,
 			  unsigned long address, void *arg)
 {
 	struct page_vma_mapped_walk pvmw = { .folio = folio, .vma = vma, .address = address };
+	unsigned long haddr = ALIGN_DOWN(address, PMD_SIZE);
+	struct mmu_notifier_range range;
 	bool split = false;
 
+	mmu_notifier_start(&range, MMU_NOTIFY_CLEAR, vma->vm_mm, haddr, haddr + PMD_SIZE);
 	while (page_vma_mapped_walk(&pvmw)) {
 		if (pvmw.pmd) {
 			__split_huge_pmd_locked(vma, pvmw.pmd, pvmw.address);
@@ -380,8 +394,8 @@ static bool split_pmd_one(struct folio *folio, struct vm_area_struct *vma,
 		}
 	}
 	if (split)
-		flush_tlb_mm_range(vma->vm_mm, ALIGN_DOWN(address, PMD_SIZE),
-				   ALIGN_DOWN(address, PMD_SIZE) + PMD_SIZE);
+		flush_tlb_mm_range(vma->vm_mm, haddr, haddr + PMD_SIZE);
+	mmu_notifier_invalidate_range_end(&range);
 	return true;
 }
 
@@ -725,6 +739,7 @@ static void remap_zero_pages(struct vm_area_struct *vma, unsigned long start,
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long first = max(start, vma->vm_start);
 	unsigned long last = min(start + (nr << PAGE_SHIFT), vma->vm_end);
+	struct mmu_notifier_range range;
 	struct folio **freed;
 	unsigned long nr_freed = 0;
 	spinlock_t *ptl;
@@ -733,6 +748,7 @@ static void remap_zero_pages(struct vm_area_struct *vma, unsigned long start,
 	if (first >= last || !(vma->vm_flags & VM_READ) ||
 	    !(freed = kmalloc(sizeof(*freed) * nr, GFP_KERNEL)))
 		return;
+	mmu_notifier_start(&range, MMU_NOTIFY_CLEAR, mm, first, last);
 	/* 1: every mapping that looks all zero becomes read-only. */
 	for (unsigned long a = first; a < last; a += PAGE_SIZE) {
 		unsigned long p = pfn + ((a - start) >> PAGE_SHIFT);
@@ -766,6 +782,7 @@ static void remap_zero_pages(struct vm_area_struct *vma, unsigned long start,
 	}
 	if (nr_freed)
 		flush_tlb_mm_range(mm, first, last);
+	mmu_notifier_invalidate_range_end(&range);
 	for (unsigned long i = 0; i < nr_freed; i++)
 		folio_put(freed[i]);
 	kfree(freed);

@@ -27,6 +27,7 @@
  * logged), -EAGAIN (a folio locked, pinned or being migrated), -ENOMEM.
  */
 #define pr_fmt(fmt) "khugepaged: " fmt
+#include <quire/mmu_notifier.h>
 #include <quire/huge_mm.h>
 #include <quire/rmap.h>
 #include <quire/mmap.h>
@@ -158,6 +159,7 @@ static int collapse_pmd(struct vm_area_struct *vma, unsigned long haddr,
 {
 	struct mm_struct *mm = vma->vm_mm;
 	pte_t *pmd = pmd_lookup(mm->pgd, haddr, false), old;
+	struct mmu_notifier_range range;
 	struct folio *thp;
 	struct page *table;
 	spinlock_t *ptl;
@@ -176,6 +178,7 @@ static int collapse_pmd(struct vm_area_struct *vma, unsigned long haddr,
 	}
 	if (err)
 		goto out;
+	mmu_notifier_start(&range, MMU_NOTIFY_CLEAR, mm, haddr, haddr + PMD_SIZE);
 	ptl = pmd_lock(mm, pmd);
 	old = pmdp_get(pmd);
 	pmd_clear(pmd);
@@ -191,6 +194,7 @@ static int collapse_pmd(struct vm_area_struct *vma, unsigned long haddr,
 		spin_unlock(ptl);
 		folio_put(thp);
 	}
+	mmu_notifier_invalidate_range_end(&range);
 out:
 	release_folios(c);
 	return err;

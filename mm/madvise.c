@@ -53,7 +53,7 @@ static int madvise_free(struct mm_struct *mm, unsigned long start, unsigned long
 			return -ENOMEM;
 		if (v->vm_file)
 			return -EINVAL;
-		unmap_region(v, addr, min(v->vm_end, end));
+		zap_page_range_single(v, addr, min(v->vm_end, end));
 		addr = v->vm_end;
 	}
 	return 0;
@@ -79,7 +79,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 		return for_each_vma_part(mm, start, end, NULL);
 	case MADV_DONTNEED:
 		/* Zaps the pages, never splits a VMA (one call per page stays one VMA). */
-		return for_each_vma_part(mm, start, end, unmap_region);
+		return for_each_vma_part(mm, start, end, zap_page_range_single);
 	case MADV_FREE:
 		return madvise_free(mm, start, end);
 	case MADV_DONTFORK:

@@ -31,6 +31,7 @@
  * interrupts off, so that the #MC handler can add to it.
  */
 #define pr_fmt(fmt) "memory_failure: " fmt
+#include <quire/mmu_notifier.h>
 #include <quire/memory-failure.h>
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
@@ -142,7 +143,10 @@ static bool unmap_hwpoison_one(struct folio *folio, struct vm_area_struct *vma,
 	struct page_vma_mapped_walk pvmw = { .folio = folio, .vma = vma, .address = address };
 	struct mm_struct *mm = vma->vm_mm;
 	pte_t poison = swp_entry_to_pte(make_hwpoison_entry(page_to_pfn(w->page)));
+	struct mmu_notifier_range range;
 
+	mmu_notifier_start(&range, MMU_NOTIFY_CLEAR, mm, max(address, vma->vm_start),
+			   min(address + folio_size(folio), vma->vm_end));
 	while (page_vma_mapped_walk(&pvmw)) {
 		if (pvmw.pmd || pte_pfn(ptep_get(pvmw.pte)) != page_to_pfn(w->page))
 			continue;	/* (split before: no PMD maps it) another page of the folio */
@@ -159,6 +163,7 @@ static bool unmap_hwpoison_one(struct folio *folio, struct vm_area_struct *vma,
 			note_victim(w, mm, pvmw.address);
 		}
 	}
+	mmu_notifier_invalidate_range_end(&range);
 	return true;
 }
 

@@ -17,6 +17,7 @@
  * mprotect.c, PMD mappings and splitting in huge_memory.c.
  */
 #include <quire/mmap.h>
+#include <quire/mmu_notifier.h>
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/rmap.h>
@@ -414,8 +415,9 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 {
 	bool write = flags & FAULT_FLAG_WRITE, cow = write || (flags & FAULT_FLAG_UNSHARE);
 	struct folio *copy = NULL, *old = NULL;
+	struct mmu_notifier_range range;
 	enum wp_result wp;
-	bool flush = false;
+	bool flush = false, notified = false;
 	spinlock_t *ptl;
 	pte_t *pte;
 	int ret = 0;
@@ -455,6 +457,10 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 			copy = mpol_folio_alloc(__GFP_MOVABLE, 0, vma, addr);
 			if (!copy)
 				return -ENOMEM;
+			/* The entry will name the copy: a device must forget the old page. */
+			mmu_notifier_start(&range, MMU_NOTIFY_CLEAR, mm, addr & PAGE_MASK,
+					   (addr & PAGE_MASK) + PAGE_SIZE);
+			notified = true;
 			continue;
 		}
 		if (wp == WP_HWPOISON) {
@@ -468,6 +474,8 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 	}
 	if (flush)
 		flush_tlb_mm_range(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE);
+	if (notified)
+		mmu_notifier_invalidate_range_end(&range);
 	if (copy)
 		folio_put(copy);
 	if (old)

@@ -38,6 +38,7 @@
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/mmap.h>
+#include <quire/mmu_notifier.h>
 #include <quire/rmap.h>
 #include <quire/huge_mm.h>
 #include <quire/swapops.h>
@@ -183,7 +184,11 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 	struct page_vma_mapped_walk pvmw = { .folio = folio, .vma = vma, .address = address };
 	struct mm_struct *mm = vma->vm_mm;
 	bool anon = folio_test_anon(folio), *ok = arg;
+	struct mmu_notifier_range range;
 
+	/* What the folio may map in vma: a device must forget it before the entries change. */
+	mmu_notifier_start(&range, MMU_NOTIFY_MIGRATE, mm, max(address, vma->vm_start),
+			   min(address + folio_size(folio), vma->vm_end));
 	while (page_vma_mapped_walk(&pvmw)) {
 		pte_t first = ptep_get(pvmw.pte);
 		struct page *page = pfn_to_page(pte_pfn(first));
@@ -211,6 +216,7 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 				/* Pinned: this run goes back as it was, and the folio stays. */
 				restore_entries(folio, folio, vma, pvmw.pte, addr, nr);
 				page_vma_mapped_walk_done(&pvmw);
+				mmu_notifier_invalidate_range_end(&range);
 				*ok = false;
 				return false;
 			}
@@ -219,6 +225,7 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 		folio_put_refs(folio, nr);	/* the mappings' references (the caller holds one) */
 		pvmw_skip(&pvmw, nr);
 	}
+	mmu_notifier_invalidate_range_end(&range);
 	return true;
 }
 

@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) "mmap: " fmt
 #include <quire/mmap.h>
+#include <quire/mmu_notifier.h>
 #include <quire/mm.h>
 #include <quire/slab.h>
 #include <quire/errno.h>
@@ -40,6 +41,7 @@ struct mm_struct *mm_alloc(void)
 	init_rwsem(&mm->mmap_lock);
 	spin_lock_init(&mm->page_table_lock);
 	atomic_set(&mm->mm_users, 1);
+	atomic_set(&mm->mm_count, 1);
 	mm->mmap_base = MMAP_BASE;
 	mutex_lock(&mm_list_lock);
 	list_add_tail(&mm->mm_list, &mm_list);
@@ -137,6 +139,19 @@ void mmput(struct mm_struct *mm)
 	mutex_unlock(&mm_list_lock);
 	pgd_free(mm->pgd);
 	kfree(mm->vma_index);
+	mmdrop(mm);
+}
+
+void mmgrab(struct mm_struct *mm)
+{
+	atomic_inc(&mm->mm_count);
+}
+
+void mmdrop(struct mm_struct *mm)
+{
+	if (!atomic_dec_and_test(&mm->mm_count))
+		return;
+	mmu_notifier_subscriptions_destroy(mm);
 	kfree(mm);
 }
 

@@ -13,6 +13,7 @@
  * split first. One TLB flush for the range when anything changed.
  */
 #include <quire/mmap.h>
+#include <quire/mmu_notifier.h>
 #include <quire/mm.h>
 #include <quire/swapops.h>
 #include <quire/mm_internal.h>
@@ -139,8 +140,10 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long vm_flags = vma->vm_flags;
+	struct mmu_notifier_range range;
 	bool changed = false;
 
+	mmu_notifier_start(&range, MMU_NOTIFY_PROTECTION_VMA, mm, start, end);
 	for (unsigned long addr = start; addr < end;) {
 		unsigned long next = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, end);
 		pte_t *pmd = pmd_lookup(mm->pgd, addr, false), *pte;
@@ -167,4 +170,5 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
 	}
 	if (changed)
 		flush_tlb_mm_range(mm, start, end);
+	mmu_notifier_invalidate_range_end(&range);
 }

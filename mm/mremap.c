@@ -30,6 +30,7 @@
  * before the rmap locks go.
  */
 #define pr_fmt(fmt) "mremap: " fmt
+#include <quire/mmu_notifier.h>
 #include <quire/mmap.h>
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
@@ -159,9 +160,11 @@ static unsigned long move_page_tables(struct vm_area_struct *vma, unsigned long 
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long start = old_addr, old_end = old_addr + len;
+	struct mmu_notifier_range range;
 	bool flush = false;
 
 	mmap_assert_write_locked(mm);
+	mmu_notifier_start(&range, MMU_NOTIFY_UNMAP, mm, start, old_end);
 	while (old_addr < old_end) {
 		unsigned long extent = move_extent(old_addr, old_end, new_addr);
 		pte_t *old_pmd = pmd_lookup(mm->pgd, old_addr, false), *new_pmd;
@@ -191,6 +194,7 @@ next:
 	}
 	if (flush)
 		flush_tlb_mm_range(mm, start, old_end);
+	mmu_notifier_invalidate_range_end(&range);
 	return old_addr - start;
 }
 

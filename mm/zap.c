@@ -11,6 +11,7 @@
  * split into PTEs first.
  */
 #include <quire/mmap.h>
+#include <quire/mmu_notifier.h>
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/rmap.h>
@@ -201,13 +202,28 @@ static void tlb_finish_mmu(struct mmu_gather *tlb)
 		kfree(tlb->entries);
 }
 
-void unmap_region(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+/* Zap [start, end) of vma, between an MMU notifier's start and end (event). */
+static void zap_notified(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+			 enum mmu_notifier_event event)
 {
+	struct mmu_notifier_range range;
 	struct mmu_gather tlb;
 
+	mmu_notifier_start(&range, event, vma->vm_mm, start, end);
 	tlb_gather_mmu(&tlb, vma->vm_mm, start, end);
 	zap_vma_range(&tlb, vma, start, end);
 	tlb_finish_mmu(&tlb);
+	mmu_notifier_invalidate_range_end(&range);
+}
+
+void unmap_region(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	zap_notified(vma, start, end, MMU_NOTIFY_UNMAP);
+}
+
+void zap_page_range_single(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	zap_notified(vma, start, end, MMU_NOTIFY_CLEAR);
 }
 
 void unmap_mapping_pages(struct address_space *mapping, unsigned long first)
@@ -223,7 +239,7 @@ void unmap_mapping_pages(struct address_space *mapping, unsigned long first)
 			continue;
 		start = first <= vma->vm_pgoff ? vma->vm_start :
 			vma->vm_start + ((first - vma->vm_pgoff) << PAGE_SHIFT);
-		unmap_region(vma, start, vma->vm_end);
+		zap_page_range_single(vma, start, vma->vm_end);
 	}
 	up_read(&mapping->i_mmap_rwsem);
 }

@@ -139,6 +139,13 @@ struct mm_struct {
 	 */
 	unsigned int write_protect_seq;
 	struct list_head mm_list;	/* in the list of every mm (mm_verify) */
+	/*
+	 * References to the mm_struct itself (mmgrab/mmdrop): one for all of
+	 * mm_users together, one per holder that must outlive the address
+	 * space's teardown (an MMU interval notifier).
+	 */
+	atomic_t mm_count;
+	struct mmu_notifier_subscriptions *notifier_subscriptions;	/* NULL: none ever */
 };
 
 /* Every live mm, for mm_verify (mm_list_lock, a mutex). */
@@ -195,6 +202,9 @@ struct mm_struct *mm_alloc(void);
 int get_process_mm(int pid, struct mm_struct **mmp);
 /* Drop a user; the last one frees every page, table and VMA. */
 void mmput(struct mm_struct *mm);
+/* A reference to the mm_struct, not to the address space (Linux's mmgrab/mmdrop). */
+void mmgrab(struct mm_struct *mm);
+void mmdrop(struct mm_struct *mm);
 
 /* The first VMA ending after addr (it may start after addr too), or NULL. */
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
@@ -274,6 +284,8 @@ int handle_mm_fault_locked(struct vm_area_struct *vma, unsigned long addr, unsig
  * references (mm/zap.c).
  */
 void unmap_region(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+/* The same for a range that stays mapped (madvise, truncate): MMU_NOTIFY_CLEAR, not UNMAP. */
+void zap_page_range_single(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 /* Give the entries of [start, end) inside vma the protection of vma->vm_flags (mm/mprotect.c). */
 void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 /* Flush an mm's range on every CPU that may cache it. */
