@@ -78,9 +78,10 @@ static int walk_block(struct hmm_range *range, struct vm_area_struct *vma, unsig
 		      unsigned long end, unsigned long *req)
 {
 	struct mm_struct *mm = vma->vm_mm;
-	pte_t *pmd = pmd_lookup(mm->pgd, *addr, false), entry, *pte, *first;
+	pte_t *pmd, entry, *pte, *first;
 	spinlock_t *ptl;
 
+	pmd = pmd_lookup(mm->pgd, *addr, false);
 	if (pmd && pmd_leaf(READ_ONCE(*pmd))) {
 		ptl = pmd_lock(mm, pmd);
 		entry = pmdp_get(pmd);
