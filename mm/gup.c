@@ -349,6 +349,7 @@ static unsigned long follow_pte_run(struct vm_area_struct *vma, pte_t *ptep, uns
 	struct page *page;
 	unsigned long nr;
 
+	lockdep_assert_held(ptl);
 	if (!pte_present(entry))	/* none, migration, hwpoison: the fault decides */
 		return 0;
 	page = pfn_to_page(pte_pfn(entry));
