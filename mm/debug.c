@@ -172,6 +172,9 @@ static void verify_node(struct verify *v, int nid)
 		} else if (PageBuddy(p)) {
 			v->present += check_free_block(v, pgdat, i) - 1;
 			i += 1UL << min(p->private, (unsigned long)MAX_PAGE_ORDER);
+		} else if (test_page_flag(p, PG_zone_device)) {
+			v->reserved++;		/* a device's page (memremap.c): counted as reserved */
+			i++;
 		} else if (PageReserved(p)) {
 			if (PageHead(p) || PageTail(p) || atomic_read(&p->_refcount))
 				problem(v, pfn, "reserved but also in use (flags %#lx)", p->flags);

@@ -17,6 +17,7 @@
 #define pr_fmt(fmt) "mm_verify: " fmt
 #include <quire/memory-failure.h>
 #include <quire/mm.h>
+#include <quire/memremap.h>
 #include <quire/mm_internal.h>
 #include <quire/mmap.h>
 #include <quire/rmap.h>
@@ -96,7 +97,10 @@ static bool count_one(struct folio *folio, struct vm_area_struct *vma, unsigned 
 		if (pvmw.pmd) {
 			c->pmds++;
 		} else {
-			unsigned long i = pte_pfn(*pvmw.pte) - folio_pfn(folio);
+			pte_t e = *pvmw.pte;
+			unsigned long i = (is_device_mapping_pte(e) ?
+					   swp_offset_pfn(pte_to_swp_entry(e)) : pte_pfn(e)) -
+					  folio_pfn(folio);
 
 			c->ptes[i]++;
 		}
@@ -298,8 +302,24 @@ static void check_swap_entry(struct mm_struct *mm, unsigned long addr, pte_t ent
 				      mm, addr, pfn);
 		return;
 	}
-	folio_problem(NULL, "mm %p: at %#lx a swap entry %#llx that names no poisoned frame "
-		      "and no page under migration", mm, addr, (unsigned long long)entry);
+	if (is_pfn_mapping_entry(e) && pfn_valid(pfn)) {
+		struct page *page = pfn_to_page(pfn);
+		struct folio *folio = page_folio(page);
+
+		/* Maps its page as a PTE does: a referenced, mapped folio of the right kind. */
+		if (page_count(page) <= 0 || !folio_mapped(folio) ||
+		    is_device_private_entry(e) != is_device_private_page(page))
+			folio_problem(folio, "mm %p: at %#lx a device %s entry for pfn %#lx, which is "
+				      "%s", mm, addr, is_device_private_entry(e) ? "private" :
+				      "exclusive", pfn, page_count(page) <= 0 ? "unreferenced" :
+				      !folio_mapped(folio) ? "not counted as mapped" :
+				      is_device_private_page(page) ? "device memory" :
+				      "not device memory");
+		return;
+	}
+	folio_problem(NULL, "mm %p: at %#lx a swap entry %#llx that names no poisoned frame, "
+		      "no page under migration and no device page", mm, addr,
+		      (unsigned long long)entry);
 }
 
 /*
@@ -338,6 +358,12 @@ static int verify_mm_entries(struct mm_struct *mm, bool with_folios)
 
 					if (is_swap_pte(entry))
 						check_swap_entry(mm, addr, entry, e);
+					page = is_device_mapping_pte(entry) ?
+					       pfn_to_page(swp_offset_pfn(e)) : NULL;
+					if (with_folios && page && page_folio(page) != last) {
+						last = page_folio(page);
+						mm_verify_folio_rmap(last);
+					}
 					continue;
 				}
 				check_entry(vma, addr, entry, false);

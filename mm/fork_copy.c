@@ -98,6 +98,16 @@ static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_
 		struct folio *folio;
 		int nr;
 
+		if (is_device_mapping_pte(entry) &&
+		    is_device_exclusive_entry(pte_to_swp_entry(entry))) {
+			/* The device gives its exclusive access back; copied as present below. */
+			restore_exclusive_pte(src_vma, src, addr);
+			entry = ptep_get(src);
+		} else if (is_device_mapping_pte(entry)) {
+			copy_device_entry(dst_vma, src_vma, dst, src, addr);
+			src++, dst++, addr += PAGE_SIZE;
+			continue;
+		}
 		if (!pte_has_page(entry)) {
 			if (is_migration_pte(entry))
 				copy_migration_entry(dst_vma, src_vma, dst, src, entry, addr);

@@ -13,6 +13,8 @@
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/huge_mm.h>
+#include <quire/memremap.h>
+#include <quire/swapops.h>
 #include <quire/errno.h>
 
 /* What the caller asks of page i: 0, HMM_PFN_REQ_FAULT, or with HMM_PFN_REQ_WRITE. */
@@ -110,10 +112,23 @@ static int walk_block(struct hmm_range *range, struct vm_area_struct *vma, unsig
 		unsigned long i = (*addr - range->start) >> PAGE_SHIFT;
 		bool valid = false, w = false;
 
+		unsigned long pfn = 0;
+
 		entry = pte ? ptep_get(pte) : 0;
 		if (pte_present(entry)) {
 			valid = true;
 			w = pte_write(entry);	/* (the zero page is never writable) */
+			pfn = pte_pfn(entry);
+		} else if (is_device_private_pte(entry)) {
+			swp_entry_t e = pte_to_swp_entry(entry);
+
+			/* The caller's own device memory: reported as it is, never faulted back. */
+			if (pfn_to_page(swp_offset_pfn(e))->pgmap->owner == range->dev_private_owner) {
+				pfn = swp_offset_pfn(e);
+				range->hmm_pfns[i] = pfn | HMM_PFN_VALID |
+					(is_writable_device_private_entry(e) ? HMM_PFN_WRITE : 0);
+				continue;
+			}
 		}
 		*req = wanted(range, i);
 		if (need_fault(*req, valid, w)) {
@@ -121,8 +136,11 @@ static int walk_block(struct hmm_range *range, struct vm_area_struct *vma, unsig
 				pte_unmap_unlock(first, ptl);
 			return 1;
 		}
-		/* Not present (none, migration, hwpoison) and not asked for: 0. */
-		range->hmm_pfns[i] = valid ? pte_pfn(entry) | HMM_PFN_VALID | (w ? HMM_PFN_WRITE : 0) : 0;
+		/*
+		 * Not present (none, migration, hwpoison, another device's
+		 * page, a device-exclusive entry) and not asked for: 0.
+		 */
+		range->hmm_pfns[i] = valid ? pfn | HMM_PFN_VALID | (w ? HMM_PFN_WRITE : 0) : 0;
 	}
 	if (first)
 		pte_unmap_unlock(first, ptl);

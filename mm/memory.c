@@ -487,12 +487,15 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
  * A fault on a swap entry. hwpoison (the page had a memory error):
  * -EHWPOISON, which the arch turns into SIGBUS BUS_MCEERR_AR. A migration
  * entry: wait until the migration unlocks its folio, then fault again
- * (Linux's migration_entry_wait). Gone meanwhile (zapped): fault again.
+ * (Linux's migration_entry_wait). A device-private entry: the page's owner
+ * moves it back to RAM (mm/device_entries.c); a device-exclusive entry:
+ * the present PTE comes back. Gone meanwhile (zapped): fault again.
  */
-static int do_swap_page(struct mm_struct *mm, pte_t *pmd, unsigned long addr)
+static int do_swap_page(struct vm_area_struct *vma, pte_t *pmd, unsigned long addr,
+			unsigned int flags)
 {
 	spinlock_t *ptl;
-	pte_t *pte = pte_offset_map_lock(mm, pmd, addr, &ptl), entry;
+	pte_t *pte = pte_offset_map_lock(vma->vm_mm, pmd, addr, &ptl), entry;
 	swp_entry_t e;
 
 	if (!pte)
@@ -514,6 +517,10 @@ static int do_swap_page(struct mm_struct *mm, pte_t *pmd, unsigned long addr)
 		migration_entry_wait_on_locked(e);
 		return -EAGAIN;
 	}
+	if (is_device_private_entry(e))
+		return device_private_entry_fault(vma, pmd, addr, flags, entry);
+	if (is_device_exclusive_entry(e))
+		return device_exclusive_entry_fault(vma, pmd, addr, entry);
 	pr_err("fault at %#lx: unknown swap entry %#llx\n", addr, (unsigned long long)entry);
 	return -EFAULT;
 }
@@ -584,7 +591,7 @@ static int __handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma, p
 	}
 	if (READ_ONCE(*pmd) && !pmd_leaf(READ_ONCE(*pmd)) &&
 	    is_swap_pte(ptep_get(pte_offset(pmd, addr))))	/* a peek: do_swap_page rechecks */
-		return do_swap_page(mm, pmd, addr);
+		return do_swap_page(vma, pmd, addr, flags);
 	if (vma->vm_file) {
 		p = READ_ONCE(*pmd) ? pte_offset(pmd, addr) : NULL;	/* a peek */
 		if (!p || !pte_present(READ_ONCE(*p)))

@@ -35,6 +35,7 @@
  */
 #define pr_fmt(fmt) "migrate: " fmt
 #include <quire/migrate.h>
+#include <quire/memremap.h>
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/mmap.h>
@@ -174,9 +175,29 @@ static void restore_entries(struct folio *folio, struct folio *dst, struct vm_ar
 			    pte_t *pte, unsigned long addr, int nr);
 
 /*
+ * A device-private or device-exclusive entry (one page) becomes a
+ * migration entry with what it allowed.
+ */
+static pte_t device_entry_to_migration_pte(pte_t old, struct page *page, bool anon)
+{
+	swp_entry_t d = pte_to_swp_entry(old), e;
+	unsigned long pfn = page_to_pfn(page);
+
+	if (is_writable_device_private_entry(d) || is_writable_device_exclusive_entry(d))
+		e = make_writable_migration_entry(pfn);
+	else if (anon && PageAnonExclusive(page))
+		e = make_readable_exclusive_migration_entry(pfn);
+	else
+		e = make_readable_migration_entry(pfn);
+	return pte_swp_soft_dirty(old) ? pte_swp_mksoft_dirty(swp_entry_to_pte(e)) :
+					 swp_entry_to_pte(e);
+}
+
+/*
  * rmap_walk callback: every PTE of vma that maps the folio becomes a
- * migration entry, a run at a time. False (and *arg false) when a page
- * turned out pinned: that run is restored and the walk stops.
+ * migration entry, a run at a time (a device-private or device-exclusive
+ * entry, which maps its page too, one at a time). False (and *arg false)
+ * when a page turned out pinned: that run is restored and the walk stops.
  */
 static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 			       unsigned long address, void *arg)
@@ -191,12 +212,14 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 			   min(address + folio_size(folio), vma->vm_end));
 	while (page_vma_mapped_walk(&pvmw)) {
 		pte_t first = ptep_get(pvmw.pte);
-		struct page *page = pfn_to_page(pte_pfn(first));
+		bool device = !pte_has_page(first);
+		struct page *page = pfn_to_page(device ? swp_offset_pfn(pte_to_swp_entry(first)) :
+						pte_pfn(first));
 		unsigned long addr = pvmw.address;
 		int nr = 1;
 
 		VM_BUG_ON_FOLIO(pvmw.pmd, folio);	/* PMD mappings were split before */
-		if (migrate_batching)
+		if (migrate_batching && !device)
 			nr = stop_at_hwpoison(page, folio_pte_run(folio, pvmw.pte, first,
 								  run_limit(&pvmw)));
 		/*
@@ -208,9 +231,11 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 			pte_t old = ptep_get_and_clear(mm, addr + ((unsigned long)i << PAGE_SHIFT),
 						       pvmw.pte + i);
 
-			set_pte(pvmw.pte + i, make_migration_pte(old, page + i, anon));
+			set_pte(pvmw.pte + i, device ? device_entry_to_migration_pte(old, page, anon) :
+					      make_migration_pte(old, page + i, anon));
 		}
-		flush_tlb_mm_range(mm, addr, addr + ((unsigned long)nr << PAGE_SHIFT));
+		if (!device)
+			flush_tlb_mm_range(mm, addr, addr + ((unsigned long)nr << PAGE_SHIFT));
 		for (int i = 0; anon && i < nr; i++) {
 			if (PageAnonExclusive(page + i) && folio_try_share_anon_rmap_pte(folio, page + i)) {
 				/* Pinned: this run goes back as it was, and the folio stays. */
@@ -230,7 +255,7 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 }
 
 /* Unmap a locked folio from every process: false when it could not be (pinned). */
-static bool try_to_migrate(struct folio *folio)
+bool try_to_migrate(struct folio *folio)
 {
 	bool ok = true;
 	struct rmap_walk_control rwc = { .arg = &ok, .rmap_one = try_to_migrate_one };
@@ -276,7 +301,7 @@ static void restore_entries(struct folio *folio, struct folio *dst, struct vm_ar
 	struct page *page = folio_page(dst, swp_offset_pfn(e) - folio_pfn(folio));
 	bool write = is_writable_migration_entry(e) && (vma->vm_flags & VM_WRITE);
 	bool none = !(vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC));
-	bool anon = folio_test_anon(dst);
+	bool anon = folio_test_anon(dst), device = folio_is_device_private(dst);
 	int flags = RMAP_NONE;
 
 	if (anon && (is_writable_migration_entry(e) || is_readable_exclusive_migration_entry(e)))
@@ -289,8 +314,17 @@ static void restore_entries(struct folio *folio, struct folio *dst, struct vm_ar
 	for (int i = 0; i < nr; i++) {
 		pte_t old = ptep_get(pte + i);
 		swp_entry_t ei = pte_to_swp_entry(old);
-		pte_t new = pfn_pte(page_to_pfn(page + i), write, vma->vm_flags & VM_EXEC);
+		pte_t new;
 
+		if (device) {	/* the page lives on the device: an entry that remembers write */
+			swp_entry_t d = write ? make_writable_device_private_entry(page_to_pfn(page + i)) :
+				make_readable_device_private_entry(page_to_pfn(page + i));
+
+			new = swp_entry_to_pte(d);
+			set_pte(pte + i, pte_swp_soft_dirty(old) ? pte_swp_mksoft_dirty(new) : new);
+			continue;
+		}
+		new = pfn_pte(page_to_pfn(page + i), write, vma->vm_flags & VM_EXEC);
 		if (pte_swp_soft_dirty(old))
 			new = pte_mksoft_dirty(new);
 		if (is_migration_entry_young(ei))
@@ -336,7 +370,7 @@ static bool remove_migration_pte(struct folio *walked, struct vm_area_struct *vm
  * it was). The walk goes by dst's rmap: a page-cache src has left its
  * mapping already.
  */
-static void remove_migration_ptes(struct folio *src, struct folio *dst)
+void remove_migration_ptes(struct folio *src, struct folio *dst)
 {
 	struct restore_walk rw = { .src = src, .dst = dst };
 	struct rmap_walk_control rwc = { .arg = &rw, .rmap_one = remove_migration_pte };
@@ -360,13 +394,13 @@ static void folio_ref_unfreeze(struct folio *folio, int count)
 
 /*
  * The page cache slot (or the anon_vma) passes from src to dst, if src
- * has no reference but ours and the cache's: -EAGAIN otherwise. dst's
- * allocation reference becomes the cache's.
+ * has no reference but ours, extra_count more, and the cache's: -EAGAIN
+ * otherwise. dst's allocation reference becomes the cache's.
  */
-static int folio_migrate_mapping(struct folio *dst, struct folio *src)
+int folio_migrate_mapping(struct folio *dst, struct folio *src, int extra_count)
 {
 	struct address_space *mapping = folio_test_anon(src) ? NULL : src->mapping;
-	int expected = 1 + (mapping ? 1 : 0);
+	int expected = 1 + extra_count + (mapping ? 1 : 0);
 
 	if (!mapping) {
 		if (folio_ref_count(src) != expected)
@@ -395,7 +429,7 @@ static int folio_migrate_mapping(struct folio *dst, struct folio *src)
 }
 
 /* Linux's folio_migrate_flags: what the folio is, not where it is. */
-static void folio_migrate_flags(struct folio *dst, struct folio *src)
+void folio_migrate_flags(struct folio *dst, struct folio *src)
 {
 	static const int moved[] = { PG_anon, PG_swapbacked, PG_uptodate, PG_dirty,
 				     PG_referenced, PG_large_rmappable };
@@ -414,7 +448,7 @@ static int move_to_new_folio(struct folio *dst, struct folio *src)
 
 	if (folio_mc_copy(dst, src))
 		return -EHWPOISON;
-	err = folio_migrate_mapping(dst, src);
+	err = folio_migrate_mapping(dst, src, 0);
 	if (!err)
 		folio_migrate_flags(dst, src);
 	return err;

@@ -63,6 +63,30 @@ static bool change_migration_entry(pte_t *pte, pte_t entry, unsigned long vm_fla
 	return true;
 }
 
+/*
+ * A writable device-private or device-exclusive entry in a VMA that lost
+ * VM_WRITE becomes a read-only one (Linux does the same); a write from
+ * the CPU or the device faults, and copy-on-write or the VMA decides.
+ */
+static bool change_device_entry(pte_t *pte, pte_t entry, unsigned long vm_flags)
+{
+	swp_entry_t e, r;
+
+	if (!is_device_mapping_pte(entry) || (vm_flags & VM_WRITE))
+		return false;
+	e = pte_to_swp_entry(entry);
+	if (is_writable_device_private_entry(e))
+		r = make_readable_device_private_entry(swp_offset_pfn(e));
+	else if (is_writable_device_exclusive_entry(e))
+		r = make_readable_device_exclusive_entry(swp_offset_pfn(e));
+	else
+		return false;
+	/* not present: no MMU writes it meanwhile */
+	set_pte(pte, pte_swp_soft_dirty(entry) ? pte_swp_mksoft_dirty(swp_entry_to_pte(r)) :
+						 swp_entry_to_pte(r));
+	return true;
+}
+
 static struct page *entry_page(pte_t entry, unsigned long pfn)
 {
 	return is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
@@ -88,7 +112,8 @@ static bool change_pte_range(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 		int nr = 1;
 
 		if (!pte_has_page(entry)) {
-			changed |= change_migration_entry(pte, entry, vm_flags);
+			changed |= change_migration_entry(pte, entry, vm_flags) ||
+				   change_device_entry(pte, entry, vm_flags);
 			addr += PAGE_SIZE;
 			continue;
 		}

@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) "page_alloc: " fmt
 #include <quire/mm.h>
+#include <quire/memremap.h>
 #include <quire/numa.h>
 #include <quire/printk.h>
 #include <quire/string.h>
@@ -481,6 +482,10 @@ static void free_unref_folio(struct folio *folio)
 	struct page *page = (struct page *)folio;
 	unsigned int order = folio_order(folio);
 
+	if (folio_is_zone_device(folio)) {	/* back to its device, never to the buddy */
+		free_zone_device_folio(folio);
+		return;
+	}
 	if (test_page_flag(page, PG_anon))
 		folio_free_anon(folio);
 	if (order > MAX_PAGE_ORDER)

@@ -554,13 +554,16 @@ static bool pfn_in_folio(struct page_vma_mapped_walk *pvmw, unsigned long pfn)
 /*
  * Present PTEs and PROT_NONE-kept PTEs map a page; with PVMW_MIGRATION,
  * the walk looks for migration entries naming a page of the folio instead.
- * (Device-private entries will be recognised here too.)
+ * Device-private and device-exclusive entries map their page as a PTE does
+ * (a reference, a mapcount): the walk finds them too.
  */
 static bool check_pte(struct page_vma_mapped_walk *pvmw, pte_t pte)
 {
 	if (pvmw->flags & PVMW_MIGRATION)
 		return is_migration_pte(pte) &&
 		       pfn_in_folio(pvmw, swp_offset_pfn(pte_to_swp_entry(pte)));
+	if (is_device_mapping_pte(pte))
+		return pfn_in_folio(pvmw, swp_offset_pfn(pte_to_swp_entry(pte)));
 	return pte_has_page(pte) && pfn_in_folio(pvmw, pte_pfn(pte));
 }
 

@@ -71,6 +71,13 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 		struct folio *folio;
 		int nr;
 
+		if (is_device_mapping_pte(entry)) {
+			/* Maps its page as a PTE would: the reference goes after the flush. */
+			tlb_gather(tlb, zap_device_entry(vma, pte, addr), 1);
+			addr += PAGE_SIZE;
+			pte++;
+			continue;
+		}
 		if (!pte_has_page(entry)) {
 			/*
 			 * A migration entry counts in rss (its page comes back

@@ -37,7 +37,7 @@ struct hmm_range {
 	unsigned long *hmm_pfns;		/* (end - start) >> PAGE_SHIFT words */
 	unsigned long default_flags;
 	unsigned long pfn_flags_mask;
-	void *dev_private_owner;		/* device-private pages: not yet (no device memory) */
+	void *dev_private_owner;		/* device-private pages of this owner are reported, not faulted */
 };
 
 /*

@@ -112,4 +112,79 @@ long migrate_range_to_node(struct mm_struct *mm, unsigned long start, unsigned l
 long sys_move_pages(u64 pid, u64 nr_pages, u64 pages, u64 nodes, u64 status, u64 flags);
 long sys_migrate_pages(u64 pid, u64 maxnode, u64 old_nodes, u64 new_nodes, u64 a4, u64 a5);
 
+/* ---- device migration (mm/migrate_device.c, docs/mm/device-memory.md) ---- */
+
+/*
+ * A src[]/dst[] word: a frame number above MIGRATE_PFN_SHIFT and these
+ * bits, as Linux's. src: MIGRATE_PFN_MIGRATE when the page (or the empty
+ * slot) may move, MIGRATE_PFN_WRITE when it was mapped writable. dst: the
+ * driver's new page with MIGRATE_PFN_VALID, locked and referenced.
+ */
+#define MIGRATE_PFN_VALID	(1UL << 0)
+#define MIGRATE_PFN_MIGRATE	(1UL << 1)
+#define MIGRATE_PFN_WRITE	(1UL << 3)
+#define MIGRATE_PFN_SHIFT	6
+
+static inline unsigned long migrate_pfn(unsigned long pfn)
+{
+	return (pfn << MIGRATE_PFN_SHIFT) | MIGRATE_PFN_VALID;
+}
+
+struct page *migrate_pfn_to_page(unsigned long mpfn);
+
+enum migrate_vma_direction {
+	MIGRATE_VMA_SELECT_SYSTEM = 1 << 0,		/* pages of system memory */
+	MIGRATE_VMA_SELECT_DEVICE_PRIVATE = 1 << 1,	/* device-private pages of pgmap_owner */
+	MIGRATE_VMA_SELECT_DEVICE_COHERENT = 1 << 2,	/* (no coherent memory in Quire yet) */
+};
+
+struct migrate_vma {
+	struct vm_area_struct *vma;
+	unsigned long *dst;		/* (end - start) / PAGE_SIZE words each */
+	unsigned long *src;
+	unsigned long cpages;		/* out: pages collected, then unmapped */
+	unsigned long npages;		/* out: words of src[] filled */
+	unsigned long start, end;	/* in: page aligned, inside vma; out: end = start + npages pages */
+	void *pgmap_owner;		/* the device's (device-private pages of it are selected) */
+	unsigned long flags;		/* MIGRATE_VMA_SELECT_* */
+	struct page *fault_page;	/* from migrate_to_ram: the locked page the CPU touched */
+};
+
+/*
+ * Collect [start, end) of vma (mmap_lock held for reading) into src[],
+ * lock and unmap what can move: 0, or -EINVAL for a bad range or arrays.
+ * Then the driver fills dst[] and copies, migrate_vma_pages() moves the
+ * metadata, migrate_vma_finalize() maps the new pages (or the old ones
+ * back) and unlocks everything.
+ */
+int migrate_vma_setup(struct migrate_vma *args);
+void migrate_vma_pages(struct migrate_vma *migrate);
+void migrate_vma_finalize(struct migrate_vma *migrate);
+/* Eviction: the device pages [start, start + npages) that are in use, locked and unmapped. */
+int migrate_device_range(unsigned long *src_pfns, unsigned long start, unsigned long npages);
+void migrate_device_pages(unsigned long *src_pfns, unsigned long *dst_pfns, unsigned long npages);
+void migrate_device_finalize(unsigned long *src_pfns, unsigned long *dst_pfns,
+			     unsigned long npages);
+
+/*
+ * Collect-time unmap (default on): a folio locked while collecting gets
+ * its migration entry there, under the PTE lock, instead of in a later
+ * rmap walk. Off ("migrate_device_collect_unmap=0", sysfs), the later walk
+ * unmaps every page: for the benchmark.
+ */
+extern bool migrate_device_collect_unmap;
+/* Collections started again from the start because a PMD changed under them. */
+extern atomic_long_t migrate_device_restarts;
+/* Tests: called while collection has dropped the PTE lock to split a folio. */
+extern void (*migrate_device_split_hook)(struct migrate_vma *migrate, unsigned long addr);
+
+/*
+ * Give a device exclusive access to the pages of [start, start + npages)
+ * (mmap_lock held for reading): each is faulted in writable and its PTE
+ * becomes a device-exclusive entry; pages[i] is returned locked and
+ * referenced (NULL where it could not be). The number of pages, or -errno.
+ */
+int make_device_exclusive_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+				struct page **pages, void *owner);
+
 #endif

@@ -73,6 +73,37 @@ int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr);
 /* The same run whatever rmap_batching says (migration has a switch of its own). */
 int folio_pte_run(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr);
 
+/*
+ * migrate.c, for migrate_device.c: unmap a locked folio everywhere (false:
+ * pinned, or still mapped); turn every migration entry naming src into a
+ * mapping of dst (src itself: back as it was); hand src's mapping (anon_vma
+ * or page-cache slot) to dst when src has no references but the caller's
+ * and extra_count more (-EAGAIN otherwise); copy the flags that say what
+ * the folio is.
+ */
+bool try_to_migrate(struct folio *folio);
+void remove_migration_ptes(struct folio *src, struct folio *dst);
+int folio_migrate_mapping(struct folio *dst, struct folio *src, int extra_count);
+void folio_migrate_flags(struct folio *dst, struct folio *src);
+
+/*
+ * device_entries.c: a CPU fault on a device-private entry (the owner's
+ * migrate_to_ram moves the page back) or on a device-exclusive entry (the
+ * present PTE comes back); fork and zap on either. Return as a fault step:
+ * -EAGAIN to fault again, or the error.
+ */
+int device_private_entry_fault(struct vm_area_struct *vma, pte_t *pmd, unsigned long addr,
+			       unsigned int flags, pte_t entry);
+int device_exclusive_entry_fault(struct vm_area_struct *vma, pte_t *pmd, unsigned long addr,
+				 pte_t entry);
+/* The PTE at ptep (its lock held) holds a device-exclusive entry: make it present again. */
+void restore_exclusive_pte(struct vm_area_struct *vma, pte_t *ptep, unsigned long addr);
+/* fork: the child gets the device entry at src (both tables' locks held); see copy_ptes. */
+void copy_device_entry(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+		       pte_t *dst, pte_t *src, unsigned long addr);
+/* zap: the device entry's mapping goes (its table's lock held); the folio to put after the flush. */
+struct folio *zap_device_entry(struct vm_area_struct *vma, pte_t *ptep, unsigned long addr);
+
 /* rmap.c: the free path of an anonymous folio (page_alloc.c calls it); one more folio reference. */
 void folio_free_anon(struct folio *folio);
 struct anon_vma;

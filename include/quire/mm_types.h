@@ -14,6 +14,7 @@
 #include <quire/atomic.h>
 
 struct kmem_cache;
+struct dev_pagemap;
 
 struct page {
 	unsigned long flags;		/* PG_* bits; node id in the top 8 bits */
@@ -23,6 +24,10 @@ struct page {
 			union {
 				struct list_head buddy_list;	/* free: per-order free list */
 				struct list_head lru;		/* folio: deferred split queue */
+				struct {			/* PG_zone_device page (memremap.h) */
+					struct dev_pagemap *pgmap;
+					void *zone_device_data;	/* the owner's */
+				};
 			};
 			void *mapping;		/* PG_anon: struct anon_vma; otherwise address_space */
 			unsigned long index;	/* offset in the mapping, in pages */

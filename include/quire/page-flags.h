@@ -26,6 +26,7 @@ enum pageflags {
 	PG_user_alloc,		/* folio: allocated with __GFP_MOVABLE (counted as user memory) */
 	PG_partially_mapped,	/* folio: large anon, some pages unmapped: on the deferred split queue */
 	PG_isolated,		/* folio: taken for migration, on a migration list (mm/migrate.c) */
+	PG_zone_device,		/* page: device memory (pgmap set), never in the buddy (memremap.h) */
 	NR_PAGEFLAGS,
 };
 

@@ -14,8 +14,18 @@
  *                  and PageAnonExclusive; write), and two offset bits above
  *                  the frame keep its young and dirty bits.
  *
- * (Device-private entries will be a kind of their own.) The bits are the
- * architecture's (asm/pte_format.h); mm/ uses these names.
+ *   SWP_DEVICE_READ, _WRITE
+ *                  the page lives in a device's private memory
+ *                  (include/quire/memremap.h): the CPU cannot map it, and an
+ *                  access asks the owner to move it back (migrate_to_ram).
+ *                  The entry maps the device page as a PTE would: it holds a
+ *                  reference and counts in the page's mapcount.
+ *   SWP_DEVICE_EXCLUSIVE_READ, _WRITE
+ *                  a normal page that a device holds for exclusive (atomic)
+ *                  access (make_device_exclusive): a CPU access puts the
+ *                  present PTE back first. Mapped and referenced the same way.
+ *
+ * The bits are the architecture's (asm/pte_format.h); mm/ uses these names.
  */
 #ifndef QUIRE_SWAPOPS_H
 #define QUIRE_SWAPOPS_H
@@ -28,6 +38,10 @@ typedef struct {
 } swp_entry_t;
 
 /* Linux's last type numbers are the non-swap kinds. */
+#define SWP_DEVICE_WRITE		24
+#define SWP_DEVICE_READ			25
+#define SWP_DEVICE_EXCLUSIVE_WRITE	26
+#define SWP_DEVICE_EXCLUSIVE_READ	27
 #define SWP_MIGRATION_READ		28
 #define SWP_MIGRATION_READ_EXCLUSIVE	29
 #define SWP_MIGRATION_WRITE		30
@@ -124,6 +138,65 @@ static inline swp_entry_t make_migration_entry_dirty(swp_entry_t e)
 static inline bool is_migration_pte(pte_t pte)
 {
 	return is_swap_pte(pte) && is_migration_entry(pte_to_swp_entry(pte));
+}
+
+/* ---- device-private and device-exclusive entries ---- */
+
+static inline swp_entry_t make_readable_device_private_entry(unsigned long pfn)
+{
+	return swp_entry(SWP_DEVICE_READ, pfn);
+}
+
+static inline swp_entry_t make_writable_device_private_entry(unsigned long pfn)
+{
+	return swp_entry(SWP_DEVICE_WRITE, pfn);
+}
+
+static inline bool is_device_private_entry(swp_entry_t e)
+{
+	return e.type == SWP_DEVICE_READ || e.type == SWP_DEVICE_WRITE;
+}
+
+static inline bool is_writable_device_private_entry(swp_entry_t e)
+{
+	return e.type == SWP_DEVICE_WRITE;
+}
+
+static inline swp_entry_t make_readable_device_exclusive_entry(unsigned long pfn)
+{
+	return swp_entry(SWP_DEVICE_EXCLUSIVE_READ, pfn);
+}
+
+static inline swp_entry_t make_writable_device_exclusive_entry(unsigned long pfn)
+{
+	return swp_entry(SWP_DEVICE_EXCLUSIVE_WRITE, pfn);
+}
+
+static inline bool is_device_exclusive_entry(swp_entry_t e)
+{
+	return e.type == SWP_DEVICE_EXCLUSIVE_READ || e.type == SWP_DEVICE_EXCLUSIVE_WRITE;
+}
+
+static inline bool is_writable_device_exclusive_entry(swp_entry_t e)
+{
+	return e.type == SWP_DEVICE_EXCLUSIVE_WRITE;
+}
+
+/* An entry that maps its page (holds a reference, counts in the mapcount). */
+static inline bool is_pfn_mapping_entry(swp_entry_t e)
+{
+	return is_device_private_entry(e) || is_device_exclusive_entry(e);
+}
+
+static inline bool is_device_private_pte(pte_t pte)
+{
+	return is_swap_pte(pte) && is_device_private_entry(pte_to_swp_entry(pte));
+}
+
+/* The PTE is a device-private or device-exclusive entry. */
+static inline bool is_device_mapping_pte(pte_t pte)
+{
+	return is_swap_pte(pte) && is_pfn_mapping_entry(pte_to_swp_entry(pte));
 }
 
 /* A kind whose offset is a page frame (every kind Quire has). */

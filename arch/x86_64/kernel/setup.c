@@ -8,6 +8,7 @@
 #include <quire/init.h>
 #include <quire/bootinfo.h>
 #include <quire/cmdline.h>
+#include <quire/memremap.h>
 #include <quire/panic.h>
 #include <quire/printk.h>
 #include <quire/serial.h>
@@ -73,6 +74,7 @@ void x86_64_start(u32 magic, u64 info_phys)
 	numa_init(&boot_numa_desc);
 	/* Physical memory: memblock, the direct map (the identity map goes), the buddy. */
 	x86_memblock_init();
+	memremap_boot_reserve();	/* RAM kept for device memory (devmem=) */
 	init_direct_map();
 	mm_core_init();
 	zero_page_init();
