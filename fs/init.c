@@ -15,6 +15,7 @@ void vfs_init(void)
 	if (err)
 		panic("vfs: cannot create the root file system (error %d)", err);
 	mem_devices_init();
+	hmm_dmirror_init();
 	tty_init();
 	procfs_init();		/* failures are logged; the system runs without them */
 	sysfs_init();

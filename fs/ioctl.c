@@ -9,6 +9,7 @@
 #include <quire/errno.h>
 #include <quire/uapi/termios.h>
 #include <quire/uapi/gup_test.h>
+#include <quire/uapi/hmm_dmirror.h>
 
 long vfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
@@ -59,6 +60,16 @@ size_t ioctl_arg_size(unsigned int cmd, bool *in, bool *out)
 	case DUMP_USER_PAGES_TEST:
 		*in = *out = true;
 		return sizeof(struct gup_test);
+	case HMM_DMIRROR_READ:		/* /dev/hmm_dmirror* (drivers/hmm_dmirror.c) */
+	case HMM_DMIRROR_WRITE:
+	case HMM_DMIRROR_MIGRATE_TO_DEV:
+	case HMM_DMIRROR_MIGRATE_TO_SYS:
+	case HMM_DMIRROR_SNAPSHOT:
+	case HMM_DMIRROR_EXCLUSIVE:
+	case HMM_DMIRROR_CHECK_EXCLUSIVE:
+	case HMM_DMIRROR_RELEASE:
+		*in = *out = true;
+		return sizeof(struct hmm_dmirror_cmd);
 	case PIN_LONGTERM_TEST_START:
 		*in = true;
 		return sizeof(struct pin_longterm_test);

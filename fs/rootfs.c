@@ -24,6 +24,8 @@ static const struct {
 	{ "/dev/random", S_IFCHR | 0666, 1, 8 },
 	{ "/dev/urandom", S_IFCHR | 0666, 1, 9 },
 	{ "/dev/tty", S_IFCHR | 0666, 5, 0 },
+	{ "/dev/hmm_dmirror0", S_IFCHR | 0600, HMM_DMIRROR_MAJOR, 0 },	/* drivers/hmm_dmirror.c */
+	{ "/dev/hmm_dmirror1", S_IFCHR | 0600, HMM_DMIRROR_MAJOR, 1 },
 	{ "/tmp", S_IFDIR | 01777, 0, 0 },
 	{ "/proc", S_IFDIR | 0555, 0, 0 },
 	{ "/sys", S_IFDIR | 0555, 0, 0 },

@@ -86,6 +86,15 @@ int memremap_claim(phys_addr_t size, phys_addr_t *start)
 	return err;
 }
 
+phys_addr_t memremap_carved_bytes(void)
+{
+	phys_addr_t sum = 0;
+
+	for (int i = 0; i < nr_carved; i++)
+		sum += carved[i].end - carved[i].start;
+	return sum;
+}
+
 bool memremap_range_carved(phys_addr_t start, phys_addr_t end)
 {
 	for (int i = 0; i < nr_carved; i++)

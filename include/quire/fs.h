@@ -259,6 +259,9 @@ int init_rootfs(void);
 extern struct inode *vfs_root;
 /* Drivers of the /dev nodes (drivers/mem.c, drivers/tty.c), registered by vfs_init. */
 void mem_devices_init(void);
+/* /dev/hmm_dmirror0..1 (drivers/hmm_dmirror.c): Linux's test_hmm devices, on a major of their own. */
+#define HMM_DMIRROR_MAJOR	240
+void hmm_dmirror_init(void);
 void tty_init(void);
 /* Drop the console's pending input and line being edited (tests). */
 void tty_flush_input(void);

@@ -73,6 +73,8 @@ phys_addr_t memremap_carve_boot(phys_addr_t size, int nid);
 void memremap_boot_reserve(void);
 /* A driver's share of what was carved: size bytes at *start (never given back). 0 or -ENOMEM. */
 int memremap_claim(phys_addr_t size, phys_addr_t *start);
+/* How much was carved at boot (0: no device memory at all). */
+phys_addr_t memremap_carved_bytes(void);
 /* Is [start, end) inside what was carved? */
 bool memremap_range_carved(phys_addr_t start, phys_addr_t end);
 

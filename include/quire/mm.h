@@ -68,6 +68,8 @@ static inline void set_page_node(struct page *p, int nid)
 /* The struct page of a frame, or NULL when no node's memmap covers it. */
 struct page *pfn_to_page(unsigned long pfn);
 bool pfn_valid(unsigned long pfn);
+/* The frame of the shared zero page, which read faults of empty anonymous memory map (memory.c). */
+bool is_zero_pfn(unsigned long pfn);
 
 static inline unsigned long page_to_pfn(const struct page *p)
 {

@@ -55,7 +55,6 @@ int for_each_vma_part(struct mm_struct *mm, unsigned long start, unsigned long e
 		      void (*fn)(struct vm_area_struct *v, unsigned long from, unsigned long to));
 
 /* memory.c */
-bool is_zero_pfn(unsigned long pfn);
 /* A read-only PTE of the shared zero page for vma (what a read fault maps). */
 pte_t zero_page_pte(struct vm_area_struct *vma);
 /* The bits that may differ inside one batch go (hardware sets them page by page). */
