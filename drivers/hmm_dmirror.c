@@ -44,6 +44,7 @@
 #include <quire/slab.h>
 #include <quire/sched.h>
 #include <quire/uaccess.h>
+#include <quire/syscalls.h>
 #include <quire/string.h>
 #include <quire/printk.h>
 #include <quire/errno.h>
@@ -856,10 +857,23 @@ static int dmirror_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * mmap of the device: zeroed pages of its own, there from the start (Linux's
+ * driver inserts them with vm_insert_page). Quire maps an unnamed RAM file
+ * of the length, faulted in at mmap; a private writable mapping maps it
+ * read-only until a write copies it, as Linux's does.
+ */
+static int dmirror_mmap_backing(struct file *file, u64 len, u64 flags, struct file **backing)
+{
+	return (int)shmem_file_setup(len, backing);
+}
+
 static const struct file_operations dmirror_fops = {
 	.open = dmirror_open,
 	.release = dmirror_release,
 	.ioctl = dmirror_ioctl,
+	.mmap_backing = dmirror_mmap_backing,
+	.mmap_prefault = true,
 };
 
 void hmm_dmirror_init(void)

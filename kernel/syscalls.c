@@ -83,6 +83,7 @@ static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 {
 	struct mm_struct *mm = current->mm;
 	struct file *file = NULL;
+	bool prefault = false;
 	long ret;
 
 	if (prot & ~(u64)(PROT_READ | PROT_WRITE | PROT_EXEC))
@@ -108,6 +109,7 @@ static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 		ret = mmap_file_prepare(f, len, prot, flags, &file);
 		if (file != f)
 			off = 0;	/* a device's stand-in (/dev/zero) is mapped from its start */
+		prefault = f->f_op && f->f_op->mmap_prefault;
 		fput(f);
 		if (ret)
 			return ret;
@@ -127,6 +129,8 @@ static long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 	    (prot & (PROT_READ | PROT_WRITE | PROT_EXEC)))
 		madvise_populate(mm, (u64)ret, len,
 				 (prot & PROT_WRITE) && !(flags & MAP_SHARED));
+	else if (ret >= 0 && prefault && (prot & PROT_READ))
+		madvise_populate(mm, (u64)ret, len, false);
 	return ret;
 }
 

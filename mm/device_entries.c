@@ -233,13 +233,24 @@ int make_device_exclusive_range(struct mm_struct *mm, unsigned long start, unsig
 	mmap_assert_locked(mm);
 	if (!IS_ALIGNED(start, PAGE_SIZE) || !IS_ALIGNED(end, PAGE_SIZE) || start >= end)
 		return -EINVAL;
-	got = get_user_pages_remote(mm, start, npages, FOLL_GET | FOLL_WRITE, pages, NULL);
-	if (got < 0)
-		return (int)got;
-	for (long i = 0; i < got; i++) {
-		unsigned long addr = start + ((unsigned long)i << PAGE_SHIFT);
-		struct folio *folio = page_folio(pages[i]);
-		struct vm_area_struct *vma = find_vma(mm, addr);
+	for (got = 0; got < (long)npages; got++) {
+		unsigned long addr = start + ((unsigned long)got << PAGE_SHIFT);
+		struct vm_area_struct *vma;
+		struct folio *folio;
+		long i = got;
+		/*
+		 * A page at a time: a large folio is split below, which needs
+		 * our reference to be the only extra one on it.
+		 */
+		long ret = get_user_pages_remote(mm, addr, 1, FOLL_GET | FOLL_WRITE, &pages[i], NULL);
+
+		if (ret != 1) {
+			if (!got)
+				return ret < 0 ? (int)ret : -EFAULT;
+			break;
+		}
+		folio = page_folio(pages[i]);
+		vma = find_vma(mm, addr);
 
 		if (!folio_trylock(folio)) {
 			folio_put(folio);

@@ -204,6 +204,12 @@ struct file_operations {
 	 */
 	int (*mmap_backing)(struct file *file, u64 len, u64 flags, struct file **backing);
 	/*
+	 * The device's pages are there from mmap on (Linux drivers that
+	 * vm_insert_page in their mmap): mmap faults the new VMA in for
+	 * reading, as MAP_POPULATE does.
+	 */
+	bool mmap_prefault;
+	/*
 	 * fsync(2) and fdatasync(2): write the file's data (and, unless
 	 * datasync, its metadata) back to its storage. NULL: the file cannot
 	 * be synced (a pipe, a device: EINVAL, as Linux says).
