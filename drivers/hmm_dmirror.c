@@ -31,6 +31,7 @@
  */
 #define pr_fmt(fmt) "hmm_dmirror: " fmt
 #include <quire/fs.h>
+#include <quire/pseudofs.h>
 #include <quire/hmm.h>
 #include <quire/memremap.h>
 #include <quire/migrate.h>
@@ -47,6 +48,7 @@
 #include <quire/syscalls.h>
 #include <quire/string.h>
 #include <quire/printk.h>
+#include <quire/kernel.h>
 #include <quire/errno.h>
 #include <quire/uapi/hmm_dmirror.h>
 
@@ -68,6 +70,10 @@ struct dmirror_device {
 	struct dev_pagemap chunks[MAX_CHUNKS];
 	int nr_chunks;
 	unsigned long calloc, cfree;	/* pages handed out, given back */
+	/* /sys/kernel/debug/hmm_dmirror */
+	atomic_long_t to_device;	/* pages migrated into device memory */
+	atomic_long_t faults_back;	/* pages a CPU fault brought back (migrate_to_ram) */
+	atomic_long_t evicted;		/* pages RELEASE or a close evicted */
 };
 
 struct dmirror {
@@ -455,6 +461,7 @@ static void map_migrated(struct migrate_vma *m, struct dmirror *dmirror)
 
 		if (!dpage || !(m->src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
+		atomic_long_inc(&dmirror->mdevice->to_device);
 		if (pt_store(dmirror, m->start + (i << PAGE_SHIFT), dpage,
 			     (m->dst[i] & MIGRATE_PFN_WRITE) ? DPT_WRITE : 0))
 			break;	/* out of memory for the table: the device reads it again later */
@@ -594,6 +601,8 @@ static int dmirror_migrate_to_ram(struct vm_fault *vmf)
 	}
 	alloc_and_copy_to_system(&src, &dst, 1, dmirror, m.start);
 	migrate_vma_pages(&m);
+	if ((src & MIGRATE_PFN_MIGRATE) && dst)
+		atomic_long_inc(&mdevice->faults_back);
 	migrate_vma_finalize(&m);
 	if (dmirror)
 		dmirror_put(dmirror);
@@ -742,7 +751,7 @@ static int dmirror_check_exclusive(struct dmirror *dmirror, struct hmm_dmirror_c
 
 /* ---- RELEASE: every page of device memory back to RAM ---- */
 
-static void evict_chunk(struct dev_pagemap *pgmap)
+static void evict_chunk(struct dmirror_device *mdevice, struct dev_pagemap *pgmap)
 {
 	unsigned long npages = (pgmap->end - pgmap->start) >> PAGE_SHIFT;
 	unsigned long *src = kzalloc(npages * sizeof(*src), GFP_KERNEL);
@@ -752,6 +761,9 @@ static void evict_chunk(struct dev_pagemap *pgmap)
 		migrate_device_range(src, PHYS_PFN(pgmap->start), npages);
 		alloc_and_copy_to_system(src, dst, npages, NULL, 0);
 		migrate_device_pages(src, dst, npages);
+		for (unsigned long i = 0; i < npages; i++)
+			if ((src[i] & MIGRATE_PFN_MIGRATE) && dst[i])
+				atomic_long_inc(&mdevice->evicted);
 		migrate_device_finalize(src, dst, npages);
 	}
 	kfree(src);
@@ -767,7 +779,7 @@ static int dmirror_release_memory(struct dmirror_device *mdevice)
 	spin_unlock(&mdevice->lock);
 	/* (Chunks stay the device's: Quire never gives carved memory back; they are free now.) */
 	for (int i = 0; i < nr; i++)
-		evict_chunk(&mdevice->chunks[i]);
+		evict_chunk(mdevice, &mdevice->chunks[i]);
 	return 0;
 }
 
@@ -876,6 +888,30 @@ static const struct file_operations dmirror_fops = {
 	.mmap_prefault = true,
 };
 
+/* /sys/kernel/debug/hmm_dmirror: a line a device. */
+static ssize_t stats_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < NR_DEVICES && n < size; i++) {
+		struct dmirror_device *d = &devices[i];
+		unsigned long chunks, in_use;
+
+		spin_lock(&d->lock);
+		chunks = d->nr_chunks;
+		in_use = d->calloc - d->cfree;
+		spin_unlock(&d->lock);
+		n += scnprintf(buf + n, size - n,
+			      "hmm_dmirror%d memory_kB %lu in_use %lu to_device %ld faults_back %ld "
+			      "evicted %ld\n", i, chunks * (CHUNK_SIZE >> 10), in_use,
+			      atomic_long_read(&d->to_device), atomic_long_read(&d->faults_back),
+			      atomic_long_read(&d->evicted));
+	}
+	return (ssize_t)n;
+}
+
+static const struct pseudo_ops stats_ops = { .show = stats_show };
+
 void hmm_dmirror_init(void)
 {
 	for (int i = 0; i < NR_DEVICES; i++) {
@@ -888,4 +924,6 @@ void hmm_dmirror_init(void)
 		return;
 	}
 	register_chrdev_region(HMM_DMIRROR_MAJOR, 0, NR_DEVICES, "hmm_dmirror", &dmirror_fops);
+	if (!debugfs_root || pseudo_create(debugfs_root, "hmm_dmirror", 0444, &stats_ops, NULL))
+		pr_warn("no /sys/kernel/debug/hmm_dmirror\n");
 }

@@ -15,6 +15,8 @@
  *                      (not while a hwpoison entry names it: EBUSY)
  *   gup_test           0600: Linux's CONFIG_GUP_TEST ioctls, for its gup_test,
  *                      gup_longterm and cow selftests (mm/gup_test.c)
+ *
+ * and what drivers add (drivers/hmm_dmirror.c: hmm_dmirror).
  */
 #define pr_fmt(fmt) "debugfs: " fmt
 #include <quire/pseudofs.h>

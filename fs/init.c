@@ -15,11 +15,11 @@ void vfs_init(void)
 	if (err)
 		panic("vfs: cannot create the root file system (error %d)", err);
 	mem_devices_init();
-	hmm_dmirror_init();
 	tty_init();
 	procfs_init();		/* failures are logged; the system runs without them */
 	sysfs_init();
 	debugfs_init();		/* not mounted: mount -t debugfs none /sys/kernel/debug */
+	hmm_dmirror_init();	/* /dev/hmm_dmirror*, and its debugfs file */
 	pr_info("root file system: ramfs, with /dev/console, /dev/null, /dev/zero, /tmp; "
 		"procfs on /proc, sysfs on /sys\n");
 }

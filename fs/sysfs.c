@@ -18,6 +18,7 @@
  *   /sys/kernel/mm/quire/rmap_batch       (rmap_batch=)
  *   /sys/kernel/mm/quire/gup_batch        (gup_batch=)
  *   /sys/kernel/mm/quire/copy_mc_batch    (copy_mc_batch=)
+ *   /sys/kernel/mm/quire/migrate_device_collect_unmap    (migrate_device_collect_unmap=)
  *
  * MPOL_WEIGHTED_INTERLEAVE's weights (mm/mempolicy.c), one file a node:
  *
@@ -171,6 +172,7 @@ static int add_switches(struct pseudo_node *mm)
 		{ "rmap_batch", &rmap_batching },
 		{ "copy_mc_batch", &copy_mc_batching },
 		{ "gup_batch", &gup_batching },
+		{ "migrate_device_collect_unmap", &migrate_device_collect_unmap },
 	};
 	struct pseudo_node *dir = pseudo_mkdir(mm, "quire");
 	int err = dir ? 0 : -ENOMEM;

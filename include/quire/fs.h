@@ -267,7 +267,7 @@ extern struct inode *vfs_root;
 void mem_devices_init(void);
 /* /dev/hmm_dmirror0..1 (drivers/hmm_dmirror.c): Linux's test_hmm devices, on a major of their own. */
 #define HMM_DMIRROR_MAJOR	240
-void hmm_dmirror_init(void);
+void hmm_dmirror_init(void);	/* after debugfs_init: it adds /sys/kernel/debug/hmm_dmirror */
 void tty_init(void);
 /* Drop the console's pending input and line being edited (tests). */
 void tty_flush_input(void);
