@@ -156,41 +156,48 @@ static const struct mmu_interval_notifier_ops dmirror_notifier_ops = {
 
 /* ---- bounce pages: the device's side of a copy ---- */
 
+/*
+ * BATCH kernel pages that a transfer goes through a window at a time: the
+ * device copies between them and the pages under the mirror's mutex, and
+ * they are copied to or from the user's buffer with no lock held (that
+ * copy may fault, and a fault may invalidate: the callback takes the
+ * mutex). A request that fails part way may have filled the user's buffer
+ * for the windows before (Linux's driver copies nothing then).
+ */
 struct bounce {
-	unsigned long npages, cpages;
-	struct page **pages;
+	struct page *pages[BATCH];
+	int nr;
 };
 
 static int bounce_init(struct bounce *b, unsigned long npages)
 {
-	b->npages = npages;
-	b->cpages = 0;
-	b->pages = kzalloc(npages * sizeof(*b->pages), GFP_KERNEL);
-	if (!b->pages)
-		return -ENOMEM;
-	for (unsigned long i = 0; i < npages; i++) {
+	b->nr = (int)min(npages, (unsigned long)BATCH);
+	for (int i = 0; i < b->nr; i++) {
 		b->pages[i] = alloc_pages(GFP_KERNEL, 0);
-		if (!b->pages[i])
+		if (!b->pages[i]) {
+			b->nr = i;
 			return -ENOMEM;
+		}
 	}
 	return 0;
 }
 
 static void bounce_free(struct bounce *b)
 {
-	for (unsigned long i = 0; b->pages && i < b->npages && b->pages[i]; i++)
+	for (int i = 0; i < b->nr; i++)
 		__free_pages(b->pages[i], 0);
-	kfree(b->pages);
 }
 
-/* Between the bounce pages and the user's buffer (no lock held: it may fault). */
-static int bounce_user(struct bounce *b, u64 uptr, bool to_user)
+/* The window [wstart, wend) between the bounce pages and the user's buffer at uptr. */
+static int bounce_user(struct bounce *b, unsigned long wstart, unsigned long wend, u64 uptr,
+		       bool to_user)
 {
-	for (unsigned long i = 0; i < b->npages; i++) {
-		void *k = page_address(b->pages[i]), *u = (void *)(uptr + (i << PAGE_SHIFT));
+	for (unsigned long a = wstart; a < wend; a += PAGE_SIZE) {
+		void *k = page_address(b->pages[(a - wstart) >> PAGE_SHIFT]), *u = (void *)uptr;
 
 		if (to_user ? copy_to_user(u, k, PAGE_SIZE) : copy_from_user(k, u, PAGE_SIZE))
 			return -EFAULT;
+		uptr += PAGE_SIZE;
 	}
 	return 0;
 }
@@ -203,39 +210,25 @@ static int dma_copy(struct page *to, struct page *from)
 
 /* ---- READ and WRITE ---- */
 
-/* Copy from the device page table from start on; -ENOENT at the first missing page. */
-static int do_read(struct dmirror *dmirror, unsigned long start, unsigned long end,
-		   unsigned long base, struct bounce *b)
+/*
+ * Copy through the device page table from *addr to wend (the window
+ * starting at wstart), moving *addr on; -ENOENT at the first page the
+ * device has no entry for (for a write: no writable one).
+ */
+static int do_copy(struct dmirror *dmirror, unsigned long *addr, unsigned long wstart,
+		   unsigned long wend, struct bounce *b, bool write)
 {
 	mutex_assert_held(&dmirror->mutex);
-	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE) {
-		void *entry = radix_tree_lookup(&dmirror->pt, addr >> PAGE_SHIFT);
+	for (; *addr < wend; *addr += PAGE_SIZE) {
+		void *entry = radix_tree_lookup(&dmirror->pt, *addr >> PAGE_SHIFT);
+		struct page *bp = b->pages[(*addr - wstart) >> PAGE_SHIFT];
 		int err;
 
-		if (!entry)
+		if (!entry || (write && !(entry_tags(entry) & DPT_WRITE)))
 			return -ENOENT;
-		err = dma_copy(b->pages[(addr - base) >> PAGE_SHIFT], entry_page(entry));
+		err = write ? dma_copy(entry_page(entry), bp) : dma_copy(bp, entry_page(entry));
 		if (err)
 			return err;
-		b->cpages++;
-	}
-	return 0;
-}
-
-static int do_write(struct dmirror *dmirror, unsigned long start, unsigned long end,
-		    unsigned long base, struct bounce *b)
-{
-	mutex_assert_held(&dmirror->mutex);
-	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE) {
-		void *entry = radix_tree_lookup(&dmirror->pt, addr >> PAGE_SHIFT);
-		int err;
-
-		if (!entry || !(entry_tags(entry) & DPT_WRITE))
-			return -ENOENT;
-		err = dma_copy(entry_page(entry), b->pages[(addr - base) >> PAGE_SHIFT]);
-		if (err)
-			return err;
-		b->cpages++;
 	}
 	return 0;
 }
@@ -318,36 +311,52 @@ static int get_mm(struct dmirror *dmirror)
 	return atomic_add_unless(&dmirror->notifier.mm->mm_users, 1, 0) ? 0 : -EINVAL;
 }
 
+/*
+ * READ (WRITE): the device copies [start, end) to (from) the user's buffer
+ * through its page table, a window at a time; at the first page it has no
+ * (writable) entry for, it faults the rest of the range in, once, and goes
+ * on (Linux's count of faults). fault false: -ENOENT instead (the read-back
+ * after a migration or an exclusive request).
+ */
+static int device_copy(struct dmirror *dmirror, struct hmm_dmirror_cmd *cmd, bool write,
+		       bool fault)
+{
+	unsigned long start = cmd->addr, end = start + (cmd->npages << PAGE_SHIFT), addr = start;
+	struct bounce b;
+	int err = bounce_init(&b, cmd->npages);
+
+	while (!err && addr < end) {
+		unsigned long wstart = addr, wend = min(addr + BATCH * PAGE_SIZE, end);
+		u64 uptr = cmd->ptr + (wstart - start);
+
+		if (write)
+			err = bounce_user(&b, wstart, wend, uptr, false);
+		while (!err && addr < wend) {
+			mutex_lock(&dmirror->mutex);
+			err = do_copy(dmirror, &addr, wstart, wend, &b, write);
+			mutex_unlock(&dmirror->mutex);
+			if (err != -ENOENT || !fault)
+				break;
+			err = dmirror_fault(dmirror, addr, end, write);
+			if (!err)
+				cmd->faults++;
+		}
+		if (!err && !write)
+			err = bounce_user(&b, wstart, wend, uptr, true);
+	}
+	if (!err)
+		cmd->cpages = (addr - start) >> PAGE_SHIFT;
+	bounce_free(&b);
+	return err;
+}
+
 static int dmirror_read_write(struct dmirror *dmirror, struct hmm_dmirror_cmd *cmd, bool write)
 {
-	unsigned long start = cmd->addr, end = start + (cmd->npages << PAGE_SHIFT);
-	struct bounce b;
-	int err;
+	int err = get_mm(dmirror);
 
-	err = get_mm(dmirror);
 	if (err)
 		return err;
-	err = bounce_init(&b, cmd->npages);
-	if (!err && write)
-		err = bounce_user(&b, cmd->ptr, false);
-	while (!err) {
-		mutex_lock(&dmirror->mutex);
-		err = write ? do_write(dmirror, start, end, cmd->addr, &b) :
-			      do_read(dmirror, start, end, cmd->addr, &b);
-		mutex_unlock(&dmirror->mutex);
-		if (err != -ENOENT)
-			break;
-		/* The first page the device has no (writable) entry for, and the rest: fault. */
-		start = cmd->addr + (b.cpages << PAGE_SHIFT);
-		err = dmirror_fault(dmirror, start, end, write);
-		if (!err)
-			cmd->faults++;
-	}
-	if (!err && !write)
-		err = bounce_user(&b, cmd->ptr, true);
-	if (!err)
-		cmd->cpages = b.cpages;
-	bounce_free(&b);
+	err = device_copy(dmirror, cmd, write, true);
 	mmput(dmirror->notifier.mm);
 	return err;
 }
@@ -539,13 +548,14 @@ static int dmirror_migrate(struct dmirror *dmirror, struct hmm_dmirror_cmd *cmd,
 		if (to_device) {
 			alloc_and_copy_to_device(&m, dmirror);
 		} else {
-			for (unsigned long i = 0; i < m.npages; i++)
-				moved += !!(m.src[i] & MIGRATE_PFN_MIGRATE);
 			alloc_and_copy_to_system(m.src, m.dst, m.npages, dmirror, m.start);
 		}
 		migrate_vma_pages(&m);
 		if (to_device)
 			map_migrated(&m, dmirror);
+		else	/* the pages that moved */
+			for (unsigned long i = 0; i < m.npages; i++)
+				moved += (m.src[i] & MIGRATE_PFN_MIGRATE) && m.dst[i];
 		migrate_vma_finalize(&m);
 	}
 	up_read(&mm->mmap_lock);
@@ -557,23 +567,7 @@ static int dmirror_migrate(struct dmirror *dmirror, struct hmm_dmirror_cmd *cmd,
 		return 0;
 	}
 	/* What the device now holds, read back for the caller to check. */
-	{
-		struct hmm_dmirror_cmd read = *cmd;
-		struct bounce b;
-
-		err = bounce_init(&b, cmd->npages);
-		if (!err) {
-			mutex_lock(&dmirror->mutex);
-			err = do_read(dmirror, start, end, start, &b);
-			mutex_unlock(&dmirror->mutex);
-		}
-		if (!err)
-			err = bounce_user(&b, read.ptr, true);
-		if (!err)
-			cmd->cpages = b.cpages;
-		bounce_free(&b);
-	}
-	return err;
+	return device_copy(dmirror, cmd, false, false);
 }
 
 /* A CPU touched one of our pages: it goes back to system memory. */
@@ -684,7 +678,6 @@ static int dmirror_exclusive(struct dmirror *dmirror, struct hmm_dmirror_cmd *cm
 	unsigned long start = cmd->addr, end = start + (cmd->npages << PAGE_SHIFT);
 	struct mm_struct *mm = dmirror->notifier.mm;
 	struct page *pages[BATCH];
-	struct bounce b;
 	int err = get_mm(dmirror);
 
 	if (err)
@@ -719,18 +712,7 @@ static int dmirror_exclusive(struct dmirror *dmirror, struct hmm_dmirror_cmd *cm
 	mmput(mm);
 	if (err)
 		return err;
-	err = bounce_init(&b, cmd->npages);
-	if (!err) {
-		mutex_lock(&dmirror->mutex);
-		err = do_read(dmirror, start, end, start, &b);
-		mutex_unlock(&dmirror->mutex);
-	}
-	if (!err)
-		err = bounce_user(&b, cmd->ptr, true);
-	if (!err)
-		cmd->cpages = b.cpages;
-	bounce_free(&b);
-	return err;
+	return device_copy(dmirror, cmd, false, false);
 }
 
 static int dmirror_check_exclusive(struct dmirror *dmirror, struct hmm_dmirror_cmd *cmd)

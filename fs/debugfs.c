@@ -15,6 +15,10 @@
  *                      (not while a hwpoison entry names it: EBUSY)
  *   gup_test           0600: Linux's CONFIG_GUP_TEST ioctls, for its gup_test,
  *                      gup_longterm and cow selftests (mm/gup_test.c)
+ *   mm_cost            0444: Quire's cost counters (include/quire/rmap.h), a
+ *                      "name value" line each: rmap calls, page-table lock
+ *                      acquisitions, TLB flushes, rmap-walk steps since boot
+ *                      (for ring-3 benchmarks: hmm_migrate_bench)
  *
  * and what drivers add (drivers/hmm_dmirror.c: hmm_dmirror).
  */
@@ -23,6 +27,7 @@
 #include <quire/huge_mm.h>
 #include <quire/memory-failure.h>
 #include <quire/gup.h>
+#include <quire/rmap.h>
 #include <quire/sched.h>
 #include <quire/mutex.h>
 #include <quire/string.h>
@@ -246,6 +251,20 @@ static const struct pseudo_ops gup_test_ops = {
 	.ioctl = gup_test_file_ioctl, .release = gup_test_file_release,
 };
 
+/* ---- mm_cost ---- */
+
+static ssize_t mm_cost_show(struct pseudo_file *pf, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < NR_MM_COST_ITEMS; i++)
+		n += scnprintf(buf + n, size - n, "%s %ld\n", mm_cost_names[i],
+			       atomic_long_read(&mm_cost[i]));
+	return (ssize_t)n;
+}
+
+static const struct pseudo_ops mm_cost_ops = { .show = mm_cost_show };
+
 int debugfs_init(void)
 {
 	struct pseudo_node *hwpoison = NULL;
@@ -267,6 +286,8 @@ int debugfs_init(void)
 		err = pseudo_create(hwpoison, "unpoison-pfn", 0200, &unpoison_pfn_ops, NULL);
 	if (!err)
 		err = pseudo_create(debugfs_root, "gup_test", 0600, &gup_test_ops, NULL);
+	if (!err)
+		err = pseudo_create(debugfs_root, "mm_cost", 0444, &mm_cost_ops, NULL);
 	if (err)
 		pr_err("cannot build the debugfs tree: error %d\n", err);
 	return err;

@@ -9,12 +9,13 @@ Runs, in this order,
   qemu-icount  the same with -icount shift=0: one TSC tick per guest
                instruction, deterministic (and single-threaded TCG)
 and, in both QEMU environments, the ring-3 benchmarks (user/bench/*.c,
-USER_BENCHES) as init= programs of Quire, booted with debug_pagealloc=0,
+USER_BENCHES) as init= programs of Quire, booted with debug_pagealloc=0
+(and what USER_BENCH_CMDLINE adds),
 and `gup`: Linux 6.12's own gup_test binary (from the selftests initrd,
 scripts/linux-selftests.sh build) pinning 256 MiB, one boot per mapping
 (64K mTHP, 2M THP, 4K) and gup_batch (1, 0), its microseconds made into
 rows (and, under -icount, instructions per page);
-  linux        the same ring-3 programs on Linux 6.12 (Debian's cloud
+  linux        the same ring-3 programs (but QUIRE_ONLY's) on Linux 6.12 (Debian's cloud
                kernel, scripts/linux-selftests.sh boot-linux: fetched once),
                on the same QEMU machine with -icount shift=0
 collects every "bench-csv: benchmark,case,folio_size,mode,metric,value,unit"
@@ -53,14 +54,22 @@ OPTIONS, REVISION = HEADER.index('options'), HEADER.index('revision')
 ENVS = ['host', 'qemu-tcg', 'qemu-icount', 'linux']
 # The ring-3 benchmarks: name -> the program in the initrd and its arguments
 # (the same binary on Quire and on Linux; docs/bench.md, "migrate").
-USER_BENCHES = {'move_pages': ('/bench/move_pages_bench', ['64'])}
+USER_BENCHES = {'move_pages': ('/bench/move_pages_bench', ['64']),
+                'hmm_migrate': ('/bench/hmm_migrate_bench', ['2', '8', '256'])}
+# Kernel options a ring-3 benchmark's boot needs (hmm_migrate: device memory
+# for 256 MiB, docs/bench.md "hmm_migrate").
+USER_BENCH_CMDLINE = {'hmm_migrate': 'devmem=288'}
+# Ring-3 benchmarks Linux cannot run: Debian's cloud kernel has no test_hmm.
+QUIRE_ONLY = {'hmm_migrate'}
 # Kernel benchmarks booted apart, on a topology of their own: copy_mc copies
 # 1 GiB folios, and numa3's 768 MiB nodes hold none (docs/bench.md, "copy_mc").
 KERNEL_TOPOLOGY = {'copy_mc': 'numa2-6g'}
 ICOUNT_ARGS = '-icount shift=0'
 TABLE_METRICS = 'throughput,tsc_ticks_per_page,buddy_splits'
 # Benchmarks whose tables show other metrics than TABLE_METRICS.
-BENCH_TABLE_METRICS = {'gup': ['get_insn_per_page', 'put_insn_per_page', 'get_us', 'put_us']}
+BENCH_TABLE_METRICS = {'gup': ['get_insn_per_page', 'put_insn_per_page', 'get_us', 'put_us'],
+                       'hmm_migrate': ['throughput', 'ns_per_page', 'ptl_acquire',
+                                       'rmap_walk_steps', 'tlb_flushes']}
 # gup (docs/bench.md "gup"): mapping -> gup_test's THP flag and the boot's THP options;
 # command -> its gup_test flag (-L: PIN_LONGTERM_BENCHMARK, -a: PIN_FAST_BENCHMARK).
 GUP_MAPPINGS = {'64K': ('-t', 'transparent_hugepage=never thp_anon=64K:always'),
@@ -195,7 +204,8 @@ def kernel_boots(kspec, topology):
 def run_user_qemu(env_name, name, args, extra):
     """A ring-3 benchmark as Quire's init= program (debug_pagealloc off, as the kernel's benchmarks)."""
     prog, pargs = USER_BENCHES[name]
-    cmdline = f'init="/bin/init {prog} {" ".join(pargs)}" debug_pagealloc=0 {args.cmdline}'.strip()
+    cmdline = (f'init="/bin/init {prog} {" ".join(pargs)}" debug_pagealloc=0 '
+               f'{USER_BENCH_CMDLINE.get(name, "")} {args.cmdline}').strip()
     env = dict(os.environ, FIRMWARE='direct', TOPOLOGY=args.topology, CMDLINE=cmdline,
                KERNEL=args.kernel, BUILD=args.build, INITRD=os.path.join(args.build, 'initrd.cpio'),
                QEMU_EXTRA=extra, TIMEOUT=str(args.timeout))
@@ -524,6 +534,8 @@ def main():
             runs.append((env, lambda env=env, extra=extra: run_gup_qemu(env, args, extra)))
     if 'linux' in envs:
         for name in user:
+            if name in QUIRE_ONLY:
+                continue
             runs.append(('linux', lambda name=name: run_user_linux(name, args)))
     revision = git_revision()
     for env, run in runs:

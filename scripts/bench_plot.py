@@ -52,11 +52,12 @@ PLOT_METRICS = {
     'page_alloc': ['throughput', 'tsc_ticks_per_page', 'buddy_splits'],
     'rmap': ['time', 'rmap_calls', 'ptl_acquire', 'tlb_flushes', 'rmap_walk_steps'],
     'gup': ['get_insn_per_page', 'put_insn_per_page', 'get_us'],
+    'hmm_migrate': ['throughput', 'ptl_acquire', 'rmap_walk_steps'],
 }
 GROUPED = {'rmap'}		# benchmarks drawn as bars by OP/MAP, not lines by size
 RMAP_OPS = ['munmap', 'fork', 'cow', 'dontneed', 'pte-remap']
 RMAP_LAYOUTS = [('4K', 'pte'), ('64K', 'pte'), ('2M', 'pte'), ('2M', 'pmd')]
-XLABEL = {'tlb_shootdown': 'range flushed'}
+XLABEL = {'tlb_shootdown': 'range flushed', 'hmm_migrate': 'range migrated'}
 ENV_NOTE = {
     'host': 'mm/ built for the host on a simulated numa3 machine, -O2, wall time',
     'qemu-tcg': 'the kernel under QEMU TCG, numa3, wall time',
