@@ -1,6 +1,6 @@
 /*
  * /dev/hmm_dmirror0 and /dev/hmm_dmirror1: a pretend device with private
- * memory, for Linux's hmm-tests selftest (the ioctls of Linux 6.12's
+ * memory (and 2, 3 with coherent memory, below), for Linux's hmm-tests selftest (the ioctls of Linux 6.12's
  * test_hmm driver, include/quire/uapi/hmm_dmirror.h; written from that
  * interface and docs/mm/device-memory.md). Each open file is a "mirror":
  * a device page table for the opener's address space, kept coherent with
@@ -17,8 +17,10 @@
  *                     up until it touches them; CHECK_EXCLUSIVE says EPERM
  *                     while the device still holds one.
  *   RELEASE           evict every page of device memory back to RAM.
- * Device-coherent memory (devices 2 and 3 on Linux, given RAM ranges) is
- * not implemented: those nodes do not exist, as on Linux without them.
+ * /dev/hmm_dmirror2 and 3 (with "hmm_dmirror_coherent") have device-coherent
+ * memory instead: the CPU maps those pages with present PTEs, and only the
+ * migrations, the snapshot's bytes and long-term pins see the difference.
+ * Without the option they do not exist, as on Linux without its SPM ranges.
  *
  * Device memory comes in 2 MiB chunks of what was kept at boot (devmem=,
  * memremap_claim), added when the free list runs dry. The device's "DMA"
@@ -50,9 +52,11 @@
 #include <quire/printk.h>
 #include <quire/kernel.h>
 #include <quire/errno.h>
+#include <quire/cmdline.h>
 #include <quire/uapi/hmm_dmirror.h>
 
-#define NR_DEVICES	2		/* the device-private ones */
+#define NR_DEVICES	4		/* 0-1 device-private, 2-3 device-coherent */
+#define FIRST_COHERENT	2
 #define CHUNK_SIZE	(2UL << 20)
 #define MAX_CHUNKS	64
 #define BATCH		64		/* pages per hmm_range_fault / migrate_vma call */
@@ -65,6 +69,8 @@
 
 struct dmirror_device {
 	int id;
+	bool coherent;			/* MEMORY_DEVICE_COHERENT: the CPU maps its pages */
+	bool present;			/* the node exists (2-3: hmm_dmirror_coherent) */
 	spinlock_t lock;		/* free list, chunks */
 	struct page *free;		/* free pages, linked through zone_device_data */
 	struct dev_pagemap chunks[MAX_CHUNKS];
@@ -85,6 +91,15 @@ struct dmirror {
 };
 
 static struct dmirror_device devices[NR_DEVICES];
+
+/*
+ * Devices 2 and 3 with device-coherent memory. On Linux they exist when
+ * test_hmm is given RAM ranges for them (spm_addr_dev0/1); here their
+ * memory comes from devmem= like the others'.
+ */
+static bool dmirror_coherent;
+CMDLINE_BOOL("hmm_dmirror_coherent", dmirror_coherent,
+	     "add /dev/hmm_dmirror2 and 3, test devices with device-coherent memory");
 
 static void dmirror_put(struct dmirror *dmirror)
 {
@@ -395,7 +410,8 @@ static int add_chunk(struct dmirror_device *mdevice)
 	}
 	pgmap = &mdevice->chunks[mdevice->nr_chunks];
 	*pgmap = (struct dev_pagemap){
-		.type = MEMORY_DEVICE_PRIVATE, .start = start, .end = start + CHUNK_SIZE,
+		.type = mdevice->coherent ? MEMORY_DEVICE_COHERENT : MEMORY_DEVICE_PRIVATE,
+		.start = start, .end = start + CHUNK_SIZE,
 		.ops = &dmirror_pagemap_ops, .owner = mdevice,
 	};
 	err = memremap_pages(pgmap);
@@ -532,6 +548,7 @@ static int dmirror_migrate(struct dmirror *dmirror, struct hmm_dmirror_cmd *cmd,
 		struct migrate_vma m = {
 			.vma = vma, .src = src, .dst = dst, .pgmap_owner = dmirror->mdevice,
 			.flags = to_device ? MIGRATE_VMA_SELECT_SYSTEM :
+				 dmirror->mdevice->coherent ? MIGRATE_VMA_SELECT_DEVICE_COHERENT :
 				 MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
 		};
 
@@ -618,6 +635,9 @@ static u8 snapshot_byte(struct dmirror *dmirror, unsigned long w)
 	if (page && is_device_private_page(page))
 		perm = page->pgmap->owner == dmirror->mdevice ?
 		       HMM_DMIRROR_PROT_DEV_PRIVATE_LOCAL : HMM_DMIRROR_PROT_DEV_PRIVATE_REMOTE;
+	else if (page && is_device_coherent_page(page))
+		perm = page->pgmap->owner == dmirror->mdevice ?
+		       HMM_DMIRROR_PROT_DEV_COHERENT_LOCAL : HMM_DMIRROR_PROT_DEV_COHERENT_REMOTE;
 	else if (is_zero_pfn(hmm_pfn_to_pfn(w)))
 		perm = HMM_DMIRROR_PROT_ZERO;
 	else
@@ -806,7 +826,7 @@ static int dmirror_open(struct inode *inode, struct file *file)
 	struct dmirror *dmirror;
 	int err;
 
-	if (minor >= NR_DEVICES)
+	if (minor >= NR_DEVICES || !devices[minor].present)
 		return -ENXIO;
 	if (!current->mm)
 		return -EINVAL;
@@ -879,6 +899,8 @@ static ssize_t stats_show(struct pseudo_file *pf, char *buf, size_t size)
 		struct dmirror_device *d = &devices[i];
 		unsigned long chunks, in_use;
 
+		if (!d->present)
+			continue;
 		spin_lock(&d->lock);
 		chunks = d->nr_chunks;
 		in_use = d->calloc - d->cfree;
@@ -898,6 +920,7 @@ void hmm_dmirror_init(void)
 {
 	for (int i = 0; i < NR_DEVICES; i++) {
 		devices[i].id = i;
+		devices[i].coherent = i >= FIRST_COHERENT;
 		spin_lock_init(&devices[i].lock);
 	}
 	/* Without device memory kept at boot (devmem=0) there is no device, as without the module. */
@@ -905,7 +928,17 @@ void hmm_dmirror_init(void)
 		pr_info("no device memory (devmem=0): /dev/hmm_dmirror* not registered\n");
 		return;
 	}
+	for (int i = 0; i < NR_DEVICES; i++)
+		devices[i].present = !devices[i].coherent || dmirror_coherent;
 	register_chrdev_region(HMM_DMIRROR_MAJOR, 0, NR_DEVICES, "hmm_dmirror", &dmirror_fops);
+	/* (0 and 1 are in the root file system's table; 2 and 3 only when they exist.) */
+	for (int i = FIRST_COHERENT; i < NR_DEVICES && dmirror_coherent; i++) {
+		char path[32];
+
+		scnprintf(path, sizeof(path), "/dev/hmm_dmirror%d", i);
+		if (vfs_mknod(NULL, path, S_IFCHR | 0600, MKDEV(HMM_DMIRROR_MAJOR, i)))
+			pr_warn("cannot create %s\n", path);
+	}
 	if (!debugfs_root || pseudo_create(debugfs_root, "hmm_dmirror", 0444, &stats_ops, NULL))
 		pr_warn("no /sys/kernel/debug/hmm_dmirror\n");
 }

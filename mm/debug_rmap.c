@@ -241,10 +241,13 @@ static void check_entry(struct vm_area_struct *vma, unsigned long addr, pte_t en
 		return;
 	}
 	if (!page || PageReserved(page) || PageBuddy(page) || PageSlab(page) ||
-	    page_count(page) <= 0 || !test_page_flag(compound_head(page), PG_user_alloc)) {
+	    page_count(page) <= 0 || is_device_private_page(page) ||
+	    (!test_page_flag(compound_head(page), PG_user_alloc) &&
+	     !is_device_coherent_page(page))) {
 		folio_problem(NULL, "mm %p %#lx: the entry %#llx maps pfn %#lx, which is %s",
 			      vma->vm_mm, addr, (unsigned long long)entry, pfn,
 			      !page ? "not memory" : PageReserved(page) ? "reserved" :
+			      is_device_private_page(page) ? "device-private memory" :
 			      PageBuddy(page) ? "free" : page_count(page) <= 0 ? "unreferenced" :
 			      "a kernel page");
 		return;

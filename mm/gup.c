@@ -14,6 +14,7 @@
  *   - FOLL_LONGTERM pins move folios off the slow memory tier first.
  */
 #include <quire/gup.h>
+#include <quire/memremap.h>
 #include <quire/mmap.h>
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
@@ -520,6 +521,8 @@ static long __get_user_pages(struct mm_struct *mm, unsigned long start, unsigned
 
 bool folio_is_longterm_pinnable(struct folio *folio)
 {
+	if (folio_is_device_coherent(folio))
+		return false;	/* device memory: the pin moves it to RAM first */
 	return folio_is_zero(folio) || numa_nodes[folio_nid(folio)].tier != MEM_TIER_SLOW;
 }
 
@@ -534,9 +537,10 @@ static long check_and_migrate_longterm(struct page **pages, unsigned long nr, un
 	struct migration_target_control mtc = {
 		.nid = numa_mem_id_of(numa_node_id()), .gfp_mask = 0,
 	};
-	struct folio *folio, *seen = NULL;
+	struct folio *folio, *seen = NULL, *coherent[16];
+	unsigned int nr_coherent = 0;
 	LIST_HEAD(list);
-	bool any = false;
+	bool any = false, busy = false;
 	long ret;
 
 	for (unsigned long i = 0; i < nr; i++) {
@@ -548,13 +552,27 @@ static long check_and_migrate_longterm(struct page **pages, unsigned long nr, un
 		if (folio_is_longterm_pinnable(folio))
 			continue;
 		any = true;
+		if (folio_is_device_coherent(folio)) {
+			/* Moved by the device-migration path, with a reference of ours. */
+			if (nr_coherent < ARRAY_SIZE(coherent)) {
+				folio_get(folio);
+				coherent[nr_coherent++] = folio;
+			}
+			continue;
+		}
 		isolate_folio_to_list(folio, &list);	/* false: already on the list */
 	}
 	if (!any)
 		return 0;
 	release_pages_taken(pages, nr, flags);
+	for (unsigned int i = 0; i < nr_coherent; i++)
+		busy |= migrate_device_coherent_folio(coherent[i]) != 0;
+	if (busy) {
+		pr_warn("gup: a long-term pin could not move a device-coherent page to RAM\n");
+		return -ENOMEM;
+	}
 	if (list_empty(&list))
-		return -EAGAIN;		/* isolated by someone else: try again */
+		return -EAGAIN;		/* isolated by someone else, or device pages moved: again */
 	if (numa_nodes[mtc.nid].tier == MEM_TIER_SLOW)
 		mtc.nid = NUMA_NO_NODE;
 	ret = migrate_pages(&list, alloc_migration_target, NULL, (unsigned long)&mtc, MIGRATE_SYNC,

@@ -32,6 +32,7 @@
 #include <quire/rmap.h>
 #include <quire/mmap.h>
 #include <quire/mm.h>
+#include <quire/memremap.h>
 #include <quire/mm_internal.h>
 #include <quire/swapops.h>
 #include <quire/copy_mc.h>
@@ -86,8 +87,8 @@ static int collapse_look(struct vm_area_struct *vma, pte_t *pmd, unsigned long h
 		}
 		writable |= pte_write(entry);
 		folio = page_folio(pfn_to_page(pte_pfn(entry)));
-		if (!folio_test_anon(folio)) {
-			err = -EINVAL;
+		if (!folio_test_anon(folio) || folio_is_zone_device(folio)) {
+			err = -EINVAL;	/* (device memory is its owner's: Linux's SCAN_PAGE_NULL) */
 			break;
 		}
 		if (collapse_listed(c, folio))

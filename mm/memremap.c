@@ -105,13 +105,14 @@ bool memremap_range_carved(phys_addr_t start, phys_addr_t end)
 
 int memremap_pages(struct dev_pagemap *pgmap)
 {
-	if (pgmap->type != MEMORY_DEVICE_PRIVATE) {
-		pr_err("memory type %d: only MEMORY_DEVICE_PRIVATE is implemented\n", pgmap->type);
+	if (pgmap->type != MEMORY_DEVICE_PRIVATE && pgmap->type != MEMORY_DEVICE_COHERENT) {
+		pr_err("memory type %d: only device-private and device-coherent memory exist\n",
+		       pgmap->type);
 		return -EINVAL;
 	}
-	if (!pgmap->ops || !pgmap->ops->page_free || !pgmap->ops->migrate_to_ram ||
-	    !pgmap->owner) {
-		pr_err("a device-private pagemap needs an owner, page_free and migrate_to_ram\n");
+	if (!pgmap->ops || !pgmap->ops->page_free || !pgmap->owner ||
+	    (pgmap->type == MEMORY_DEVICE_PRIVATE && !pgmap->ops->migrate_to_ram)) {
+		pr_err("a device pagemap needs an owner and page_free (and, private, migrate_to_ram)\n");
 		return -EINVAL;
 	}
 	if (!IS_ALIGNED(pgmap->start, PAGE_SIZE) || !IS_ALIGNED(pgmap->end, PAGE_SIZE) ||

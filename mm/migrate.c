@@ -85,8 +85,13 @@ bool isolate_folio_to_list(struct folio *folio, struct list_head *list)
 {
 	if (!folio_try_get(folio))
 		return false;
-	/* A user folio: anonymous, or in a page cache (not the zero page, not a kernel page). */
-	if ((!folio_test_anon(folio) && !folio->mapping) || !folio_isolate_deferred(folio)) {
+	/*
+	 * A user folio: anonymous, or in a page cache (not the zero page, not a
+	 * kernel page); not device memory (its owner moves it, and its lru
+	 * words hold the pagemap).
+	 */
+	if ((!folio_test_anon(folio) && !folio->mapping) || folio_is_zone_device(folio) ||
+	    !folio_isolate_deferred(folio)) {
 		folio_put(folio);
 		return false;
 	}

@@ -45,6 +45,7 @@
 #include <quire/rmap.h>
 #include <quire/huge_mm.h>
 #include <quire/swapops.h>
+#include <quire/copy_mc.h>
 #include <quire/cmdline.h>
 #include <quire/printk.h>
 #include <quire/panic.h>
@@ -204,9 +205,17 @@ static struct page *collect_select(struct collect *c, pte_t entry, unsigned long
 		return NULL;
 	}
 	page = pfn_to_page(pte_pfn(entry));
-	/* (A present device page would be coherent memory, which Quire has not.) */
-	if (!page || is_zone_device_page(page) || !(m->flags & MIGRATE_VMA_SELECT_SYSTEM))
+	if (!page)
 		return NULL;
+	if (is_zone_device_page(page)) {
+		/* Present device memory: coherent, selected only for its owner. */
+		if (!is_device_coherent_page(page) ||
+		    !(m->flags & MIGRATE_VMA_SELECT_DEVICE_COHERENT) ||
+		    page->pgmap->owner != m->pgmap_owner)
+			return NULL;
+	} else if (!(m->flags & MIGRATE_VMA_SELECT_SYSTEM)) {
+		return NULL;
+	}
 	*mpfn = migrate_pfn(page_to_pfn(page)) | MIGRATE_PFN_MIGRATE |
 		(pte_write(entry) ? MIGRATE_PFN_WRITE : 0);
 	return page;
@@ -525,7 +534,7 @@ static void migrate_vma_insert_page(struct migrate_vma *m, unsigned long addr, s
 	if (folio_is_device_private(folio))
 		entry = swp_entry_to_pte(write ? make_writable_device_private_entry(page_to_pfn(page)) :
 					 make_readable_device_private_entry(page_to_pfn(page)));
-	else if (folio_is_zone_device(folio))
+	else if (folio_is_zone_device(folio) && !folio_is_device_coherent(folio))
 		goto abort;
 	else
 		entry = write ? pte_mkdirty(pfn_pte(page_to_pfn(page), true,
@@ -590,8 +599,7 @@ static void __migrate_device_pages(unsigned long *src, unsigned long *dst, unsig
 		newfolio = page_folio(newpage);
 		folio = page_folio(page);
 		/* Only anonymous memory goes to a device (as on Linux). */
-		if ((folio_is_device_private(newfolio) && !folio_test_anon(folio)) ||
-		    (folio_is_zone_device(newfolio) && !folio_is_device_private(newfolio))) {
+		if (folio_is_zone_device(newfolio) && !folio_test_anon(folio)) {
 			src[i] &= ~MIGRATE_PFN_MIGRATE;
 			continue;
 		}
@@ -694,4 +702,34 @@ int migrate_device_range(unsigned long *src_pfns, unsigned long start, unsigned 
 	}
 	migrate_device_unmap(src_pfns, npages, NULL);
 	return 0;
+}
+
+/*
+ * A device-coherent folio that must leave device memory (a FOLL_LONGTERM
+ * pin): moved to a new page of system memory, wherever it is mapped. The
+ * caller's reference goes with it (to the new folio's mappings on
+ * success, dropped otherwise). 0, or -EBUSY (locked, pinned, no memory).
+ */
+int migrate_device_coherent_folio(struct folio *folio)
+{
+	unsigned long src, dst = 0;
+	struct folio *dfolio;
+
+	VM_BUG_ON_FOLIO(folio_test_large(folio) || !folio_is_device_coherent(folio), folio);
+	folio_lock(folio);
+	src = migrate_pfn(folio_pfn(folio)) | MIGRATE_PFN_MIGRATE;
+	migrate_device_unmap(&src, 1, NULL);	/* (not possible: unlocked and let go there) */
+	if (!(src & MIGRATE_PFN_MIGRATE))
+		return -EBUSY;
+	dfolio = folio_alloc(GFP_USER | __GFP_NOWARN, 0, NUMA_NO_NODE);
+	if (dfolio) {
+		folio_lock(dfolio);
+		dst = migrate_pfn(folio_pfn(dfolio));
+	}
+	migrate_device_pages(&src, &dst, 1);
+	if ((src & MIGRATE_PFN_MIGRATE) && copy_mc_highpages(folio_page(dfolio, 0),
+							     folio_page(folio, 0), 1))
+		src &= ~MIGRATE_PFN_MIGRATE;	/* (the metadata moved; the mappings go back to src) */
+	migrate_device_finalize(&src, &dst, 1);
+	return (src & MIGRATE_PFN_MIGRATE) ? 0 : -EBUSY;
 }

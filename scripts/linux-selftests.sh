@@ -280,8 +280,9 @@ boot_quire() {
     local log=$1 n=${#cases[@]}
     "$root/scripts/deps.sh" --for run
     make -C "$root" --no-print-directory -s -j"$jobs" BUILD="$BUILD" kernel >&2
+    # hmm_dmirror_coherent devmem=32: hmm-tests' four devices and their memory.
     FIRMWARE=direct TOPOLOGY=numa3 KERNEL="$BUILD/quire.elf" INITRD="$initrd" \
-        CMDLINE="init=\"/bin/init /tests/kselftest_run $(runner_args)\"" \
+        CMDLINE="hmm_dmirror_coherent devmem=32 init=\"/bin/init /tests/kselftest_run $(runner_args)\"" \
         TIMEOUT=$((n * LSELFTESTS_TIMEOUT + 120)) "$root/scripts/run-qemu.sh" </dev/null | tee "$log"
 }
 

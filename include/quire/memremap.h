@@ -10,8 +10,11 @@
  *                           mapped in a process by a device-private swap
  *                           entry (include/quire/swapops.h); a CPU access
  *                           calls the owner's migrate_to_ram().
- *   MEMORY_DEVICE_COHERENT  memory the CPU can reach like RAM (not used by
- *                           anything in Quire yet: memremap_pages refuses it).
+ *   MEMORY_DEVICE_COHERENT  memory the CPU can reach like RAM: a page of it
+ *                           is mapped by a present PTE, but it is the
+ *                           device's (not on any LRU, never migrated by
+ *                           move_pages or compaction; a FOLL_LONGTERM pin
+ *                           moves it to system memory first).
  *
  * Quire's machines have no device memory: a driver's range is RAM carved
  * out at boot ("devmem=MiB", memremap_claim), so that the "device" pages
@@ -101,6 +104,11 @@ static inline bool folio_is_device_private(const struct folio *folio)
 static inline bool is_device_coherent_page(const struct page *page)
 {
 	return is_zone_device_page(page) && page->pgmap->type == MEMORY_DEVICE_COHERENT;
+}
+
+static inline bool folio_is_device_coherent(const struct folio *folio)
+{
+	return is_device_coherent_page((const struct page *)folio);
 }
 
 /* A driver hands out a free device page: one reference, locked (Linux's zone_device_page_init). */

@@ -167,6 +167,12 @@ void migrate_device_finalize(unsigned long *src_pfns, unsigned long *dst_pfns,
 			     unsigned long npages);
 
 /*
+ * A device-coherent folio out to system memory (a FOLL_LONGTERM pin): the
+ * caller's reference goes with it. 0 or -EBUSY.
+ */
+int migrate_device_coherent_folio(struct folio *folio);
+
+/*
  * Collect-time unmap (default on): a folio locked while collecting gets
  * its migration entry there, under the PTE lock, instead of in a later
  * rmap walk. Off ("migrate_device_collect_unmap=0", sysfs), the later walk
