@@ -61,8 +61,20 @@ static void clear_refs_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
 	if (cw->type == CLEAR_REFS_SOFT_DIRTY) {
 		if (is_swap_pte(pte)) {
 			/* not present: no MMU writes it; the table's lock keeps others out */
-			if (pte_swp_soft_dirty(pte))
-				set_pte(w->slot, pte_swp_clear_soft_dirty(pte));
+			swp_entry_t e = pte_to_swp_entry(pte);
+
+			/*
+			 * A writable device-private entry becomes read-only, as a
+			 * present PTE is write-protected: once the page is back
+			 * in RAM, the next write faults and is seen.
+			 */
+			if (is_writable_device_private_entry(e))
+				pte = swp_entry_to_pte(make_readable_device_private_entry(
+							swp_offset_pfn(e)));
+			else
+				pte = pte_swp_clear_soft_dirty(pte);
+			if (pte != ptep_get(w->slot))
+				set_pte(w->slot, pte);
 			return;
 		}
 		if (!pte_has_page(pte) || maybe_pinned(pte_pfn(pte)))

@@ -86,6 +86,11 @@ int memremap_claim(phys_addr_t size, phys_addr_t *start)
 	return err;
 }
 
+void memremap_reset(void)
+{
+	nr_carved = 0;
+}
+
 phys_addr_t memremap_carved_bytes(void)
 {
 	phys_addr_t sum = 0;

@@ -531,9 +531,10 @@ static void migrate_vma_insert_page(struct migrate_vma *m, unsigned long addr, s
 	if (!pmd || pmd_leaf(READ_ONCE(*pmd)) || pte_alloc(mm, pmd) || anon_vma_prepare(vma))
 		goto abort;
 	set_page_flag((struct page *)folio, PG_uptodate);
-	if (folio_is_device_private(folio))
-		entry = swp_entry_to_pte(write ? make_writable_device_private_entry(page_to_pfn(page)) :
-					 make_readable_device_private_entry(page_to_pfn(page)));
+	if (folio_is_device_private(folio))	/* (writable: dirty, and so soft-dirty, as pte_mkdirty) */
+		entry = write ? pte_swp_mksoft_dirty(swp_entry_to_pte(
+					make_writable_device_private_entry(page_to_pfn(page)))) :
+				swp_entry_to_pte(make_readable_device_private_entry(page_to_pfn(page)));
 	else if (folio_is_zone_device(folio) && !folio_is_device_coherent(folio))
 		goto abort;
 	else

@@ -2,6 +2,7 @@
 #include <sys/mman.h>
 #include <quire/mm.h>
 #include <quire/memblock.h>
+#include <quire/memremap.h>
 #include <quire/numa.h>
 #include <quire/numa_desc.h>
 #include <quire/string.h>
@@ -76,6 +77,9 @@ int host_mm_init(const struct host_topology *topo)
 					  nid);
 	/* As on x86: page 0 and the low 1 MiB are never handed out. */
 	memblock_reserve(0, 1UL << 20);
+	memremap_reset();
+	if (topo->devmem_mib)
+		memremap_carve_boot(topo->devmem_mib << 20, 0);
 	mm_core_init();
 	return 0;
 }

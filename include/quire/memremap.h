@@ -74,6 +74,8 @@ int memremap_pages(struct dev_pagemap *pgmap);
 phys_addr_t memremap_carve_boot(phys_addr_t size, int nid);
 /* The arch's boot code, after memblock: carve what "devmem=MiB" asks (default 16). */
 void memremap_boot_reserve(void);
+/* Forget every carve (the host build, before it builds a machine again). */
+void memremap_reset(void);
 /* A driver's share of what was carved: size bytes at *start (never given back). 0 or -ENOMEM. */
 int memremap_claim(phys_addr_t size, phys_addr_t *start);
 /* How much was carved at boot (0: no device memory at all). */

@@ -23,6 +23,7 @@
 #define HOST_ROOTFS	(1u << 0)	/* ramfs on / (init_rootfs) */
 #define HOST_PSEUDOFS	(1u << 1)	/* /proc and /sys on it (procfs_init, sysfs_init) */
 #define HOST_ZERO_PAGE	(1u << 2)	/* the shared zero page (zero_page_init) */
+#define HOST_DEVMEM	(1u << 3)	/* 4 MiB of node 0 kept for device memory (memremap.h) */
 
 /*
  * Build the machine: mib MiB on each node, node0_mib on node 0 when not 0,
@@ -37,6 +38,8 @@ int host_machine_init(unsigned long mib, unsigned long node0_mib, unsigned int f
 	host_topology_numa3(&topo, mib);
 	if (node0_mib)
 		topo.mib[0] = node0_mib;
+	if (flags & HOST_DEVMEM)
+		topo.devmem_mib = 4;
 	err = host_mm_init(&topo);
 	if (!err && (flags & HOST_ROOTFS))
 		err = init_rootfs();

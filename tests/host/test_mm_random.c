@@ -222,7 +222,7 @@ static void setup(void)
 	const char *boot_log;
 
 	/* Faults allocate on node 0 (CPU 0's): it gets the room for 2 MiB folios. */
-	if (host_machine_init(node_mib / 2, node_mib, HOST_ZERO_PAGE)) {
+	if (host_machine_init(node_mib / 2, node_mib, HOST_ZERO_PAGE | HOST_DEVMEM)) {
 		HOST_FAIL("host_mm_init failed");
 		exit(1);
 	}

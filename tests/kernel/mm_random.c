@@ -13,6 +13,10 @@
 #include <quire/huge_mm.h>
 #include <quire/rmap.h>
 #include <quire/migrate.h>
+#include <quire/memremap.h>
+#include <quire/swapops.h>
+#include <quire/copy_mc.h>
+#include <quire/spinlock.h>
 #include <quire/gup.h>
 #include <quire/pte.h>
 #include <quire/numa.h>
@@ -138,7 +142,7 @@ static unsigned long zero_pfn;	/* learnt from the first read fault */
 enum op {
 	OP_MMAP, OP_WRITE, OP_READ, OP_MUNMAP, OP_MPROTECT, OP_DONTNEED, OP_MADV_FLAGS,
 	OP_FORK, OP_EXIT, OP_SPLIT_PMD, OP_SPLIT_FOLIO, OP_DEFERRED_SCAN, OP_THP, OP_MREMAP,
-	OP_MIGRATE, OP_PIN, OP_UNPIN, OP_COLLAPSE, OP_CLEAR_REFS, NR_OPS
+	OP_MIGRATE, OP_PIN, OP_UNPIN, OP_COLLAPSE, OP_CLEAR_REFS, OP_DEVICE, NR_OPS
 };
 static struct {
 	unsigned long ops[NR_OPS];
@@ -154,6 +158,8 @@ static struct {
 	unsigned long collapsed, collapse_ok, collapse_einval, collapse_eagain, collapse_enomem;
 	/* clear_refs: soft-dirty clears, entries left writable for a pin, and young clears */
 	unsigned long soft_dirty_clears, pinned_kept_writable, young_clears;
+	/* device memory: pages moved there, brought back by a CPU fault, left behind */
+	unsigned long to_device, device_faults, device_refused, device_full;
 } st;
 
 /* What must come back, and the settings to restore (mmr_snapshot). */
@@ -218,7 +224,9 @@ static void shadow_clear(struct tmm *t, unsigned long start, unsigned long end)
 
 /* ---- what a page table says about an address ---- */
 
-static const char *const kind_names[] = { "nothing", "the zero page", "a PTE", "a PMD" };
+static const char *const kind_names[] = {
+	"nothing", "the zero page", "a PTE", "a PMD", "a device-private entry",
+};
 
 struct mmr_mapping mmr_lookup(struct mm_struct *mm, unsigned long addr)
 {
@@ -233,6 +241,15 @@ struct mmr_mapping mmr_lookup(struct mm_struct *mm, unsigned long addr)
 		m.pfn = pmd_pfn(*pmd) + ((addr >> PAGE_SHIFT) & (HPAGE_PMD_NR - 1));
 	} else {
 		pte = pte_offset(pmd, addr);
+		if (is_device_private_pte(*pte)) {
+			swp_entry_t e = pte_to_swp_entry(*pte);
+
+			m.kind = MMR_DEVICE;
+			m.entry = *pte;
+			m.pfn = swp_offset_pfn(e);
+			m.write = is_writable_device_private_entry(e);
+			return m;
+		}
 		if (!pte_has_page(*pte))
 			return m;
 		m.entry = *pte;
@@ -246,7 +263,8 @@ struct mmr_mapping mmr_lookup(struct mm_struct *mm, unsigned long addr)
 
 static struct folio *mapping_folio(const struct mmr_mapping *m)
 {
-	return m->kind == MMR_PTE || m->kind == MMR_PMD ? page_folio(pfn_to_page(m->pfn)) : NULL;
+	return m->kind == MMR_PTE || m->kind == MMR_PMD || m->kind == MMR_DEVICE ?
+	       page_folio(pfn_to_page(m->pfn)) : NULL;
 }
 
 /* The first offset in [from, to) of p that is not zero, or -1 (a word at a time: it is hot). */
@@ -378,6 +396,10 @@ static void check_mm_counters(struct tmm *t)
 				for (; a < next; a += PAGE_SIZE) {
 					pte_t pte = *pte_offset(pmd, a);
 
+					if (is_device_private_pte(pte)) {
+						rss++;	/* maps its page as a PTE does */
+						continue;
+					}
 					if (!pte_has_page(pte) || is_zero_pfn(pte_pfn(pte)))
 						continue;
 					rss++;
@@ -683,13 +705,14 @@ static unsigned long total_free_pages(void)
 static const char *const op_names[NR_OPS] = {
 	"mmap", "write", "read", "munmap", "mprotect", "dontneed", "madv_flags",
 	"fork", "exit", "split_pmd", "split_folio", "deferred_scan", "thp", "mremap", "migrate",
-	"pin", "unpin", "collapse", "clear_refs",
+	"pin", "unpin", "collapse", "clear_refs", "to_device",
 };
 static const unsigned int op_weight[NR_OPS] = {
 	[OP_MMAP] = 10, [OP_WRITE] = 28, [OP_READ] = 10, [OP_MUNMAP] = 7, [OP_MPROTECT] = 7,
 	[OP_DONTNEED] = 6, [OP_MADV_FLAGS] = 4, [OP_FORK] = 3, [OP_EXIT] = 2, [OP_SPLIT_PMD] = 5,
 	[OP_SPLIT_FOLIO] = 7, [OP_DEFERRED_SCAN] = 3, [OP_THP] = 2, [OP_MREMAP] = 6,
 	[OP_MIGRATE] = 4, [OP_PIN] = 6, [OP_UNPIN] = 3, [OP_COLLAPSE] = 3, [OP_CLEAR_REFS] = 2,
+	[OP_DEVICE] = 4,
 };
 
 static unsigned long random_prot(void)
@@ -1030,14 +1053,17 @@ static void op_clear_refs(struct tmm *t)
 			struct mmr_mapping m = mmr_lookup(t->mm, a);
 			struct folio *folio = mapping_folio(&m);
 
-			if (!m.write && !pte_soft_dirty(m.entry))
+			bool dirty = m.kind == MMR_DEVICE ? pte_swp_soft_dirty(m.entry) :
+							    pte_soft_dirty(m.entry);
+
+			if (!m.write && !dirty)
 				continue;
 			if (folio && folio_maybe_dma_pinned(folio)) {
 				st.pinned_kept_writable++;
 				continue;
 			}
 			mmr_failf("clear_refs 4: mm%d %#lx is still %s%s (%s, entry %#llx)", t->id, a,
-				  m.write ? "writable" : "", pte_soft_dirty(m.entry) ? " soft-dirty" : "",
+				  m.write ? "writable" : "", dirty ? " soft-dirty" : "",
 				  kind_names[m.kind], (unsigned long long)m.entry);
 		}
 	}
@@ -1206,6 +1232,175 @@ static void op_migrate(struct tmm *t)
 				  m.pfn, kind_names[m.kind], folio_nid(page_folio(pfn_to_page(m.pfn))),
 				  node);
 	}
+}
+
+/* ---- device memory: a device of the sequence's own (include/quire/memremap.h) ---- */
+
+#define MMR_DEV_PAGES	512	/* 2 MiB of what was kept at boot (devmem=, HOST_DEVMEM) */
+
+static int mmr_dev_owner;	/* its address is the owner cookie */
+static struct dev_pagemap mmr_pgmap;
+static struct page *mmr_dev_free[MMR_DEV_PAGES];
+static int mmr_dev_nr_free;
+static DEFINE_SPINLOCK(mmr_dev_lock);
+
+static void mmr_dev_page_free(struct page *page)
+{
+	spin_lock(&mmr_dev_lock);
+	mmr_dev_free[mmr_dev_nr_free++] = page;
+	spin_unlock(&mmr_dev_lock);
+}
+
+static struct page *mmr_dev_alloc(void)
+{
+	struct page *page = NULL;
+
+	spin_lock(&mmr_dev_lock);
+	if (mmr_dev_nr_free)
+		page = mmr_dev_free[--mmr_dev_nr_free];
+	spin_unlock(&mmr_dev_lock);
+	if (page)
+		zone_device_page_init(page);
+	return page;
+}
+
+/* A CPU touched a page of ours: back to system memory, the one page. */
+static int mmr_migrate_to_ram(struct vm_fault *vmf)
+{
+	unsigned long s = 0, d = 0;
+	struct migrate_vma m = {
+		.vma = vmf->vma, .start = vmf->address, .end = vmf->address + PAGE_SIZE,
+		.src = &s, .dst = &d, .pgmap_owner = &mmr_dev_owner,
+		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE, .fault_page = vmf->page,
+	};
+
+	if (migrate_vma_setup(&m))
+		return -EIO;
+	if (s & MIGRATE_PFN_MIGRATE) {
+		struct folio *folio = folio_alloc(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN, 0,
+						  numa_node_id());
+
+		if (!folio) {
+			migrate_vma_finalize(&m);
+			return -ENOMEM;
+		}
+		folio_lock(folio);
+		copy_mc_highpages(folio_page(folio, 0), migrate_pfn_to_page(s), 1);
+		d = migrate_pfn(folio_pfn(folio));
+	}
+	migrate_vma_pages(&m);
+	if ((s & MIGRATE_PFN_MIGRATE) && d)
+		st.device_faults++;
+	migrate_vma_finalize(&m);
+	return 0;
+}
+
+static const struct dev_pagemap_ops mmr_dev_ops = {
+	.page_free = mmr_dev_page_free,
+	.migrate_to_ram = mmr_migrate_to_ram,
+};
+
+/* The device, made once per machine: false when no device memory was kept. */
+static bool mmr_dev_up(void)
+{
+	phys_addr_t start;
+
+	/* (The host build makes a new machine for each case: the old pages are gone.) */
+	if (mmr_pgmap.ops && is_zone_device_page(pfn_to_page(PHYS_PFN(mmr_pgmap.start))) &&
+	    pfn_to_page(PHYS_PFN(mmr_pgmap.start))->pgmap == &mmr_pgmap)
+		return true;
+	if (memremap_claim((phys_addr_t)MMR_DEV_PAGES << PAGE_SHIFT, &start))
+		return false;
+	mmr_pgmap = (struct dev_pagemap){
+		.type = MEMORY_DEVICE_PRIVATE, .start = start,
+		.end = start + ((phys_addr_t)MMR_DEV_PAGES << PAGE_SHIFT),
+		.ops = &mmr_dev_ops, .owner = &mmr_dev_owner,
+	};
+	if (memremap_pages(&mmr_pgmap)) {
+		mmr_pgmap.ops = NULL;
+		return false;
+	}
+	mmr_dev_nr_free = 0;
+	for (unsigned long pfn = PHYS_PFN(start); pfn < PHYS_PFN(mmr_pgmap.end); pfn++)
+		mmr_dev_free[mmr_dev_nr_free++] = pfn_to_page(pfn);
+	return true;
+}
+
+/*
+ * Part of one VMA to the device (migrate_vma, as a driver does): the pages
+ * (and empty anonymous slots) that move become device-private entries,
+ * their contents in device memory, where check_page reads them; a pinned
+ * page stays. A later read or write faults them back (mmr_migrate_to_ram).
+ */
+static void op_device(struct tmm *t)
+{
+	static unsigned long src[64], dst[64];
+	unsigned long start, end, addrs[32], pfns[32];
+	struct migrate_vma m = { .src = src, .dst = dst, .pgmap_owner = &mmr_dev_owner,
+				 .flags = MIGRATE_VMA_SELECT_SYSTEM };
+	struct vm_area_struct *v;
+	int npinned, err;
+
+	if (!mmr_dev_up()) {
+		describe("to_device: no device memory");
+		return;
+	}
+	random_range(t, ARRAY_SIZE(src), &start, &end);
+	v = find_vma(t->mm, start);
+	if (!v || v->vm_start > start) {
+		describe("to_device mm%d %#lx: no VMA", t->id, start);
+		return;
+	}
+	end = min(min(end, v->vm_end), start + ARRAY_SIZE(src) * PAGE_SIZE);	/* the arrays' size */
+	describe("to_device mm%d [%#lx, %#lx)", t->id, start, end);
+	npinned = pinned_and_mapped(t, start, end, addrs, pfns, ARRAY_SIZE(addrs));
+	m.vma = v;
+	m.start = start;
+	m.end = end;
+	down_read(&t->mm->mmap_lock);
+	err = migrate_vma_setup(&m);
+	if (err) {
+		up_read(&t->mm->mmap_lock);
+		mmr_failf("migrate_vma_setup [%#lx, %#lx) returned %d", start, end, err);
+		return;
+	}
+	if (m.npages != (end - start) >> PAGE_SHIFT)
+		mmr_failf("migrate_vma_setup collected %lu words for %lu pages", m.npages,
+			  (end - start) >> PAGE_SHIFT);
+	for (unsigned long i = 0; i < m.npages; i++) {
+		struct page *spage = migrate_pfn_to_page(src[i]), *dpage;
+
+		if (!(src[i] & MIGRATE_PFN_MIGRATE))
+			continue;
+		dpage = mmr_dev_alloc();
+		if (!dpage) {
+			st.device_full++;
+			continue;
+		}
+		if (spage)
+			copy_mc_highpages(dpage, spage, 1);
+		else
+			memset(page_address(dpage), 0, PAGE_SIZE);
+		dst[i] = migrate_pfn(page_to_pfn(dpage));
+	}
+	migrate_vma_pages(&m);
+	for (unsigned long i = 0; i < m.npages; i++) {
+		if (!(src[i] & MIGRATE_PFN_MIGRATE) || !dst[i])
+			continue;
+		st.to_device++;
+	}
+	migrate_vma_finalize(&m);
+	up_read(&t->mm->mmap_lock);
+	/* Pinned pages are refused: still mapped where they were. */
+	for (int i = 0; i < npinned && !mmr.failed; i++) {
+		if (!pin_still_mapped(t->id, addrs[i], pfn_to_page(pfns[i])))
+			mmr_failf("the pinned page pfn %#lx at %#lx went to the device", pfns[i],
+				  addrs[i]);
+		else
+			st.device_refused++;
+	}
+	for (unsigned long a = start; a < end && !mmr.failed; a += PAGE_SIZE)
+		check_page(t, a, "after to_device");
 }
 
 /* How many pages from start GUP may take: up to the first hole or VMA it refuses (check_vma_flags). */
@@ -1812,6 +2007,7 @@ static void do_step(void)
 	case OP_THP:		op_thp(-1); break;
 	case OP_MREMAP:		op_mremap(t); break;
 	case OP_MIGRATE:	op_migrate(t); break;
+	case OP_DEVICE:		op_device(t); break;
 	case OP_PIN:		op_pin(t); break;
 	case OP_UNPIN:		op_unpin(); break;
 	case OP_COLLAPSE:	op_collapse(t); break;
@@ -1958,6 +2154,9 @@ void mmr_run(const struct mmr_config *c, unsigned long steps)
 		   st.pin_pages, st.pin_longterm, st.pin_efault, st.pin_enomem, st.pin_partial,
 		   st.unpins, st.unpin_dirty, st.device_writes, st.pin_checks, st.fork_pin_copies,
 		   st.migrate_pin_stayed, st.split_pin_refused);
+	mmr_printf("    # device: %lu pages moved there, %lu brought back by CPU faults, %lu pinned "
+		   "pages refused, %lu pages left for want of device memory\n", st.to_device,
+		   st.device_faults, st.device_refused, st.device_full);
 }
 
 void mmr_check_orders(bool expect_all)
@@ -2016,6 +2215,10 @@ void mmr_check_splits(void)
 	EXPECT_CMP(st.folio_splits, >=, 1);
 	EXPECT_CMP(folio_splits, >=, st.folio_splits);
 	EXPECT_CMP(st.deferred_split, >=, 1);
+	if (mmr_pgmap.ops) {	/* device memory was there: pages went and came back */
+		EXPECT_CMP(st.to_device, >=, 1);
+		EXPECT_CMP(st.device_faults, >=, 1);
+	}
 }
 
 void mmr_expect_all_back(void)

@@ -82,7 +82,7 @@ void mmr_end(void);
 void mmr_expect_all_back(void);
 
 /* What a page table says about an address. */
-enum mmr_kind { MMR_NONE, MMR_ZERO, MMR_PTE, MMR_PMD };
+enum mmr_kind { MMR_NONE, MMR_ZERO, MMR_PTE, MMR_PMD, MMR_DEVICE };
 struct mmr_mapping {
 	enum mmr_kind kind;
 	unsigned long pfn;	/* of the page at addr */

@@ -16,6 +16,7 @@ struct host_topology {
 	unsigned long mib[MAX_NUMNODES];	/* memory per node; 0: memoryless */
 	int cpus[MAX_NUMNODES];			/* CPUs per node */
 	u8 distance[MAX_NUMNODES][MAX_NUMNODES];	/* 0: the default (10 local, 20 remote) */
+	unsigned long devmem_mib;		/* kept for device memory at boot (memremap.h) */
 };
 
 /* Build the machine and run mm_core_init(). Returns 0, or -ENOMEM. */
