@@ -77,8 +77,22 @@ static void clear_refs_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
 				set_pte(w->slot, pte);
 			return;
 		}
-		if (!pte_has_page(pte) || maybe_pinned(pte_pfn(pte)))
+		if (!pte_has_page(pte))
 			return;
+		if (maybe_pinned(pte_pfn(pte))) {
+			/*
+			 * Left as it is, as Linux does: a write-protect would
+			 * not stop the pin's writes. A writable one is made
+			 * soft-dirty if it is not (made writable under a
+			 * soft-dirty VMA): the page may change at any time,
+			 * and the VMA's flag goes now.
+			 */
+			if (!pte_write(pte) || pte_soft_dirty(pte))
+				return;
+			pte = ptep_modify_prot_start(cw->vma, addr, w->slot);
+			ptep_modify_prot_commit(cw->vma, addr, w->slot, pte, pte_mksoft_dirty(pte));
+			return;
+		}
 		new = pte_clear_soft_dirty(pte_wrprotect(pte));
 	} else {
 		/* Linux's vm_normal_page: the zero page has no young bit worth clearing. */
@@ -103,15 +117,18 @@ static void clear_refs_pmd(struct mmu_walk *w, unsigned long addr, unsigned long
 {
 	struct clear_refs_walk *cw = container_of(w, struct clear_refs_walk, w);
 	bool soft_dirty = cw->type == CLEAR_REFS_SOFT_DIRTY;
+	bool pinned = soft_dirty && maybe_pinned(pmd_pfn(pmd));
 	pte_t new, found;
 
-	if (soft_dirty && maybe_pinned(pmd_pfn(pmd)))
-		return;
 	if (!soft_dirty)
 		clear_page_flag(pfn_to_page(pmd_pfn(pmd)), PG_referenced);	/* the head page */
 	/* One cmpxchg from the last value, again if the MMU set A or D meanwhile. */
 	for (;;) {
-		new = soft_dirty ? pmd_clear_soft_dirty(pmd_wrprotect(pmd)) : pmd_mkold(pmd);
+		/* (Pinned: as in clear_refs_pte, kept, and made soft-dirty if writable.) */
+		if (pinned)
+			new = pte_write(pmd_pte(pmd)) ? pmd_mksoft_dirty(pmd) : pmd;
+		else
+			new = soft_dirty ? pmd_clear_soft_dirty(pmd_wrprotect(pmd)) : pmd_mkold(pmd);
 		if (new == pmd)
 			return;
 		found = pmdp_cmpxchg(w->slot, pmd, new);
@@ -119,6 +136,8 @@ static void clear_refs_pmd(struct mmu_walk *w, unsigned long addr, unsigned long
 			break;
 		pmd = found;
 	}
+	if (pinned)
+		return;		/* (only made soft-dirty: no translation taken away) */
 	changed(cw, ALIGN_DOWN(addr, PMD_SIZE), ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE);
 	(void)end;
 }

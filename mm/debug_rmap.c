@@ -259,13 +259,9 @@ static void check_entry(struct vm_area_struct *vma, unsigned long addr, pte_t en
 	/*
 	 * Soft-dirty tracking rests on it: every way to write access marks the
 	 * entry, unless the whole VMA counts as soft-dirty (an mprotect there
-	 * may make a cleared entry writable, as on Linux), or the page is pinned
-	 * (clear_refs leaves a pinned page's entry as it is, as Linux's does:
-	 * one made writable under a soft-dirty VMA stays so once the VMA's
-	 * flag is cleared).
+	 * may make a cleared entry writable, as on Linux).
 	 */
-	if (pte_write(entry) && !pte_soft_dirty(entry) && !(vma->vm_flags & VM_SOFTDIRTY) &&
-	    !folio_maybe_dma_pinned(folio))
+	if (pte_write(entry) && !pte_soft_dirty(entry) && !(vma->vm_flags & VM_SOFTDIRTY))
 		folio_problem(folio, "writable at %#lx but neither it nor its VMA soft-dirty", addr);
 	if (pmd && (folio_order(folio) != HPAGE_PMD_ORDER || (struct page *)folio != page))
 		folio_problem(folio, "a PMD at %#lx maps something other than a whole 2 MiB folio",
