@@ -9,9 +9,9 @@
  *      base pages);
  *   3. npages smaller than the folio: 4 pages of a 64 KiB folio, and not
  *      a word more;
- *   4. the PMD under the walk becomes a THP leaf while the PTE lock is
- *      dropped to split a folio: what was collected is rolled back and
- *      collection starts again (with collect-time unmap on and off);
+ *   4. the PMD under the walk becomes a THP leaf, or empty, while the PTE
+ *      lock is dropped to split a folio: what was collected is rolled back
+ *      and collection starts again (with collect-time unmap on and off);
  *   5. PTEs that change while the lock is dropped (the PMD stays): no
  *      restart, the changed ones read again;
  *   6. a pinned page is refused and left mapped.
@@ -346,7 +346,7 @@ out:
 
 /* ---- the PMD or the PTEs change while collection has dropped the lock ---- */
 
-enum hook_action { HOOK_COLLAPSE, HOOK_ZAP };
+enum hook_action { HOOK_COLLAPSE, HOOK_EMPTY, HOOK_ZAP };
 static enum hook_action hook_action;
 static int hook_calls;
 static struct mm_struct *hook_mm;
@@ -357,10 +357,13 @@ static void change_under_collection(struct migrate_vma *m, unsigned long addr)
 
 	if (hook_calls++)
 		return;		/* once: the restart must then get through */
-	if (hook_action == HOOK_COLLAPSE)
-		madvise_collapse(hook_mm, block, block + PMD_SIZE);	/* the PMD becomes a leaf */
-	else
+	if (hook_action == HOOK_ZAP) {
 		zap_page_range_single(m->vma, block + SZ_64K, block + 2 * SZ_64K);
+		return;
+	}
+	madvise_collapse(hook_mm, block, block + PMD_SIZE);	/* the PMD becomes a leaf */
+	if (hook_action == HOOK_EMPTY)	/* and then nothing: the whole leaf zapped */
+		zap_page_range_single(m->vma, block, block + PMD_SIZE);
 }
 
 /*
@@ -413,6 +416,11 @@ static void change_while_splitting(struct ktest *t, enum hook_action action, boo
 		KEXPECT_EQ(t, thpt_pattern_mismatches(mm, b - SZ_64K, 2 * SZ_64K, 9), 0);
 		KEXPECT_EQ(t, *thpt_byte_of(mm, b + SZ_64K + 0x10), 0);
 		KEXPECT_EQ(t, thpt_pattern_mismatches(mm, b + 2 * SZ_64K, SZ_2M - 2 * SZ_64K, 9), 0);
+	} else if (action == HOOK_EMPTY) {
+		/* A's pages as they were; B was emptied: every slot collected empty, zeroes. */
+		KEXPECT_EQ(t, thpt_pattern_mismatches(mm, b - SZ_64K, SZ_64K, 9), 0);
+		KEXPECT_EQ(t, *thpt_byte_of(mm, b + 0x10), 0);
+		KEXPECT_EQ(t, *thpt_byte_of(mm, b + SZ_2M - PAGE_SIZE + 0x10), 0);
 	} else {
 		KEXPECT_EQ(t, thpt_pattern_mismatches(mm, b - SZ_64K, n << PAGE_SHIFT, 9), 0);
 	}
@@ -431,6 +439,11 @@ static void pmd_becomes_leaf_rolls_back(struct ktest *t)
 static void pmd_becomes_leaf_rolls_back_walk_later(struct ktest *t)
 {
 	change_while_splitting(t, HOOK_COLLAPSE, false, 1);
+}
+
+static void pmd_becomes_empty_rolls_back(struct ktest *t)
+{
+	change_while_splitting(t, HOOK_EMPTY, true, 1);
 }
 
 static void ptes_change_without_restart(struct ktest *t)
@@ -480,5 +493,6 @@ KTEST_SUITE(migrate_device,
 	    KTEST_CASE(npages_smaller_than_folio),
 	    KTEST_CASE(pmd_becomes_leaf_rolls_back),
 	    KTEST_CASE(pmd_becomes_leaf_rolls_back_walk_later),
+	    KTEST_CASE(pmd_becomes_empty_rolls_back),
 	    KTEST_CASE(ptes_change_without_restart),
 	    KTEST_CASE(pinned_page_refused));
