@@ -58,7 +58,7 @@
 #define NR_DEVICES	4		/* 0-1 device-private, 2-3 device-coherent */
 #define FIRST_COHERENT	2
 #define CHUNK_SIZE	(2UL << 20)
-#define MAX_CHUNKS	64
+#define MAX_CHUNKS	1024		/* 2 GiB a device at most */
 #define BATCH		64		/* pages per hmm_range_fault / migrate_vma call */
 #define MAX_RETRIES	1000		/* hmm_range_fault's -EBUSY, before giving up */
 
