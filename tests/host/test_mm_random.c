@@ -29,6 +29,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include "../kernel/mm_random.c"
+#include "../kernel/test_device.c"
 #include <quire/gup.h>
 #include "host_setup.h"
 #if defined(__SANITIZE_ADDRESS__)

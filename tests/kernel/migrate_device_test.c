@@ -32,105 +32,20 @@
 #include <quire/string.h>
 #include <quire/errno.h>
 #include "thp_test.h"
+#include "test_device.h"
 
 #define DEV_PAGES	1024			/* 4 MiB of device memory */
 #define MAX_WORDS	(HPAGE_PMD_NR + 32)	/* the longest range a case migrates */
 
-static int test_owner;		/* its address is the device's owner cookie */
-static struct dev_pagemap test_pgmap;
-static bool dev_ready;
-static DEFINE_SPINLOCK(free_lock);
-static struct page *free_pages_stack[DEV_PAGES];
-static int nr_free;
+static struct test_device dev;
 static unsigned long src[MAX_WORDS], dst[MAX_WORDS];
 
-static void test_page_free(struct page *page)
-{
-	spin_lock(&free_lock);
-	free_pages_stack[nr_free++] = page;
-	spin_unlock(&free_lock);
-}
-
-static struct page *dev_alloc(void)
-{
-	struct page *page = NULL;
-
-	spin_lock(&free_lock);
-	if (nr_free)
-		page = free_pages_stack[--nr_free];
-	spin_unlock(&free_lock);
-	if (page)
-		zone_device_page_init(page);
-	return page;
-}
-
-/* Copy src's page (or zeroes, for an empty slot) to dpage, then name dpage in *dst. */
-static void fill(struct page *dpage, unsigned long mpfn, unsigned long *dstw)
-{
-	struct page *spage = migrate_pfn_to_page(mpfn);
-
-	if (spage)
-		copy_mc_highpages(dpage, spage, 1);
-	else
-		memset(page_address(dpage), 0, PAGE_SIZE);
-	*dstw = migrate_pfn(page_to_pfn(dpage));
-}
-
-static int test_migrate_to_ram(struct vm_fault *vmf)
-{
-	unsigned long s = 0, d = 0;
-	struct migrate_vma m = {
-		.vma = vmf->vma, .start = vmf->address, .end = vmf->address + PAGE_SIZE,
-		.src = &s, .dst = &d, .pgmap_owner = &test_owner,
-		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE, .fault_page = vmf->page,
-	};
-
-	if (migrate_vma_setup(&m))
-		return -EIO;
-	if (s & MIGRATE_PFN_MIGRATE) {
-		struct folio *folio = folio_alloc(GFP_HIGHUSER_MOVABLE, 0, NUMA_NO_NODE);
-
-		if (!folio) {
-			migrate_vma_finalize(&m);
-			return -ENOMEM;
-		}
-		folio_lock(folio);
-		fill(folio_page(folio, 0), s, &d);
-	}
-	migrate_vma_pages(&m);
-	migrate_vma_finalize(&m);
-	return 0;
-}
-
-static const struct dev_pagemap_ops test_ops = {
-	.page_free = test_page_free,
-	.migrate_to_ram = test_migrate_to_ram,
-};
-
-/* The device, once per boot (the memory is never given back). */
 static bool device_up(struct ktest *t)
 {
-	phys_addr_t start;
-
-	if (dev_ready)
+	if (test_device_up(&dev, DEV_PAGES))
 		return true;
-	if (memremap_claim((phys_addr_t)DEV_PAGES << PAGE_SHIFT, &start)) {
-		ktest_skip(t, "no device memory kept at boot (devmem=)");
-		return false;
-	}
-	test_pgmap = (struct dev_pagemap){
-		.type = MEMORY_DEVICE_PRIVATE, .start = start,
-		.end = start + ((phys_addr_t)DEV_PAGES << PAGE_SHIFT),
-		.ops = &test_ops, .owner = &test_owner,
-	};
-	if (memremap_pages(&test_pgmap)) {
-		KEXPECT_TRUE(t, false);
-		return false;
-	}
-	for (unsigned long pfn = PHYS_PFN(start); pfn < PHYS_PFN(test_pgmap.end); pfn++)
-		free_pages_stack[nr_free++] = pfn_to_page(pfn);
-	dev_ready = true;
-	return true;
+	ktest_skip(t, "no device memory kept at boot (devmem=)");
+	return false;
 }
 
 struct to_device {
@@ -145,7 +60,7 @@ static int to_device(struct mm_struct *mm, struct to_device *td)
 {
 	struct migrate_vma m = {
 		.start = td->start, .end = td->start + (td->npages << PAGE_SHIFT),
-		.src = src, .dst = dst, .pgmap_owner = &test_owner,
+		.src = src, .dst = dst, .pgmap_owner = &dev,
 		.flags = MIGRATE_VMA_SELECT_SYSTEM,
 	};
 	int err;
@@ -171,9 +86,9 @@ static int to_device(struct mm_struct *mm, struct to_device *td)
 
 			if (!(src[i] & MIGRATE_PFN_MIGRATE))
 				continue;
-			dpage = dev_alloc();
+			dpage = test_device_alloc(&dev);
 			if (dpage)
-				fill(dpage, src[i], &dst[i]);
+				test_device_fill(dpage, src[i], &dst[i]);
 		}
 		migrate_vma_pages(&m);
 		migrate_vma_finalize(&m);
@@ -244,13 +159,13 @@ static unsigned long fault_back(struct mm_struct *mm, unsigned long addr, unsign
 static void round_trip(struct ktest *t)
 {
 	struct to_device td = { .start = AREA, .npages = 16 };
-	int free_before = nr_free;
+	unsigned long free_before = dev.nr_free;
 	struct thp_ctx c;
 	struct mm_struct *mm;
 
 	thpt_begin(t, &c);
 	CHECK(t, device_up(t));
-	free_before = nr_free;
+	free_before = dev.nr_free;
 	thp_set_global_mode(THP_NEVER);
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
@@ -263,7 +178,7 @@ static void round_trip(struct ktest *t)
 	KEXPECT_EQ(t, td.migration_entries, 12);	/* collect-time unmap */
 	KEXPECT_TRUE(t, guards_intact(16));
 	KEXPECT_EQ(t, count_on_device(mm, AREA, 16), 16);
-	KEXPECT_EQ(t, nr_free, free_before - 16);
+	KEXPECT_EQ(t, dev.nr_free, free_before - 16);
 	KEXPECT_EQ(t, device_mismatches(mm, AREA, 12, 3), 0);
 	KEXPECT_EQ(t, mm_verify(), 0);
 	/* A CPU read of page 5: migrate_to_ram brings that page back, only it. */
@@ -271,14 +186,14 @@ static void round_trip(struct ktest *t)
 	KEXPECT_FALSE(t, on_device(mm, AREA + 5 * PAGE_SIZE));
 	KEXPECT_EQ(t, thpt_pattern_mismatches(mm, AREA + 5 * PAGE_SIZE, PAGE_SIZE, 3), 0);
 	KEXPECT_EQ(t, count_on_device(mm, AREA, 16), 15);
-	KEXPECT_EQ(t, nr_free, free_before - 15);
+	KEXPECT_EQ(t, dev.nr_free, free_before - 15);
 	/* A write to page 13 (an empty slot that went to the device): back, zeroed. */
 	KEXPECT_EQ(t, fault(mm, AREA + 13 * PAGE_SIZE, true), 0);
 	KEXPECT_EQ(t, *thpt_byte_of(mm, AREA + 13 * PAGE_SIZE), 0);
 	KEXPECT_EQ(t, mm_verify(), 0);
 	/* The process goes: every device page comes back to the device. */
 	thpt_drop_mm(&c, mm);
-	KEXPECT_EQ(t, nr_free, free_before);
+	KEXPECT_EQ(t, dev.nr_free, free_before);
 	KEXPECT_EQ(t, mm_verify(), 0);
 out:
 	thpt_end(t, &c);

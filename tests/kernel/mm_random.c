@@ -16,7 +16,7 @@
 #include <quire/memremap.h>
 #include <quire/swapops.h>
 #include <quire/copy_mc.h>
-#include <quire/spinlock.h>
+#include "test_device.h"
 #include <quire/gup.h>
 #include <quire/pte.h>
 #include <quire/numa.h>
@@ -159,7 +159,7 @@ static struct {
 	/* clear_refs: soft-dirty clears, entries left writable for a pin, and young clears */
 	unsigned long soft_dirty_clears, pinned_kept_writable, young_clears;
 	/* device memory: pages moved there, brought back by a CPU fault, left behind */
-	unsigned long to_device, device_faults, device_refused, device_full;
+	unsigned long to_device, device_refused, device_full;
 } st;
 
 /* What must come back, and the settings to restore (mmr_snapshot). */
@@ -170,6 +170,7 @@ static struct {
 	unsigned long nr_anon[HPAGE_PMD_ORDER + 1];
 	unsigned long fault_alloc[HPAGE_PMD_ORDER + 1], split[HPAGE_PMD_ORDER + 1];
 	unsigned long thp_alloc, split_pmd, split_page, page_errors, exit_failures;
+	unsigned long device_faults;	/* the device's faults_back */
 } snap;
 
 static struct tmm *new_tmm(struct mm_struct *mm, const u32 *copy_from)
@@ -1238,93 +1239,7 @@ static void op_migrate(struct tmm *t)
 
 #define MMR_DEV_PAGES	512	/* 2 MiB of what was kept at boot (devmem=, HOST_DEVMEM) */
 
-static int mmr_dev_owner;	/* its address is the owner cookie */
-static struct dev_pagemap mmr_pgmap;
-static struct page *mmr_dev_free[MMR_DEV_PAGES];
-static int mmr_dev_nr_free;
-static DEFINE_SPINLOCK(mmr_dev_lock);
-
-static void mmr_dev_page_free(struct page *page)
-{
-	spin_lock(&mmr_dev_lock);
-	mmr_dev_free[mmr_dev_nr_free++] = page;
-	spin_unlock(&mmr_dev_lock);
-}
-
-static struct page *mmr_dev_alloc(void)
-{
-	struct page *page = NULL;
-
-	spin_lock(&mmr_dev_lock);
-	if (mmr_dev_nr_free)
-		page = mmr_dev_free[--mmr_dev_nr_free];
-	spin_unlock(&mmr_dev_lock);
-	if (page)
-		zone_device_page_init(page);
-	return page;
-}
-
-/* A CPU touched a page of ours: back to system memory, the one page. */
-static int mmr_migrate_to_ram(struct vm_fault *vmf)
-{
-	unsigned long s = 0, d = 0;
-	struct migrate_vma m = {
-		.vma = vmf->vma, .start = vmf->address, .end = vmf->address + PAGE_SIZE,
-		.src = &s, .dst = &d, .pgmap_owner = &mmr_dev_owner,
-		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE, .fault_page = vmf->page,
-	};
-
-	if (migrate_vma_setup(&m))
-		return -EIO;
-	if (s & MIGRATE_PFN_MIGRATE) {
-		struct folio *folio = folio_alloc(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN, 0,
-						  numa_node_id());
-
-		if (!folio) {
-			migrate_vma_finalize(&m);
-			return -ENOMEM;
-		}
-		folio_lock(folio);
-		copy_mc_highpages(folio_page(folio, 0), migrate_pfn_to_page(s), 1);
-		d = migrate_pfn(folio_pfn(folio));
-	}
-	migrate_vma_pages(&m);
-	if ((s & MIGRATE_PFN_MIGRATE) && d)
-		st.device_faults++;
-	migrate_vma_finalize(&m);
-	return 0;
-}
-
-static const struct dev_pagemap_ops mmr_dev_ops = {
-	.page_free = mmr_dev_page_free,
-	.migrate_to_ram = mmr_migrate_to_ram,
-};
-
-/* The device, made once per machine: false when no device memory was kept. */
-static bool mmr_dev_up(void)
-{
-	phys_addr_t start;
-
-	/* (The host build makes a new machine for each case: the old pages are gone.) */
-	if (mmr_pgmap.ops && is_zone_device_page(pfn_to_page(PHYS_PFN(mmr_pgmap.start))) &&
-	    pfn_to_page(PHYS_PFN(mmr_pgmap.start))->pgmap == &mmr_pgmap)
-		return true;
-	if (memremap_claim((phys_addr_t)MMR_DEV_PAGES << PAGE_SHIFT, &start))
-		return false;
-	mmr_pgmap = (struct dev_pagemap){
-		.type = MEMORY_DEVICE_PRIVATE, .start = start,
-		.end = start + ((phys_addr_t)MMR_DEV_PAGES << PAGE_SHIFT),
-		.ops = &mmr_dev_ops, .owner = &mmr_dev_owner,
-	};
-	if (memremap_pages(&mmr_pgmap)) {
-		mmr_pgmap.ops = NULL;
-		return false;
-	}
-	mmr_dev_nr_free = 0;
-	for (unsigned long pfn = PHYS_PFN(start); pfn < PHYS_PFN(mmr_pgmap.end); pfn++)
-		mmr_dev_free[mmr_dev_nr_free++] = pfn_to_page(pfn);
-	return true;
-}
+static struct test_device mmr_dev;
 
 /*
  * Part of one VMA to the device (migrate_vma, as a driver does): the pages
@@ -1336,12 +1251,12 @@ static void op_device(struct tmm *t)
 {
 	static unsigned long src[64], dst[64];
 	unsigned long start, end, addrs[32], pfns[32];
-	struct migrate_vma m = { .src = src, .dst = dst, .pgmap_owner = &mmr_dev_owner,
+	struct migrate_vma m = { .src = src, .dst = dst, .pgmap_owner = &mmr_dev,
 				 .flags = MIGRATE_VMA_SELECT_SYSTEM };
 	struct vm_area_struct *v;
 	int npinned, err;
 
-	if (!mmr_dev_up()) {
+	if (!test_device_up(&mmr_dev, MMR_DEV_PAGES)) {
 		describe("to_device: no device memory");
 		return;
 	}
@@ -1368,20 +1283,16 @@ static void op_device(struct tmm *t)
 		mmr_failf("migrate_vma_setup collected %lu words for %lu pages", m.npages,
 			  (end - start) >> PAGE_SHIFT);
 	for (unsigned long i = 0; i < m.npages; i++) {
-		struct page *spage = migrate_pfn_to_page(src[i]), *dpage;
+		struct page *dpage;
 
 		if (!(src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
-		dpage = mmr_dev_alloc();
+		dpage = test_device_alloc(&mmr_dev);
 		if (!dpage) {
 			st.device_full++;
 			continue;
 		}
-		if (spage)
-			copy_mc_highpages(dpage, spage, 1);
-		else
-			memset(page_address(dpage), 0, PAGE_SIZE);
-		dst[i] = migrate_pfn(page_to_pfn(dpage));
+		test_device_fill(dpage, src[i], &dst[i]);
 	}
 	migrate_vma_pages(&m);
 	for (unsigned long i = 0; i < m.npages; i++) {
@@ -2066,6 +1977,7 @@ void mmr_snapshot(void)
 	snap.split_page = thp_event_read(THP_SPLIT_PAGE);
 	snap.page_errors = page_alloc_errors;
 	snap.exit_failures = mm_exit_verify_failures;
+	snap.device_faults = mmr_dev.faults_back;
 }
 
 void mmr_run(const struct mmr_config *c, unsigned long steps)
@@ -2156,7 +2068,7 @@ void mmr_run(const struct mmr_config *c, unsigned long steps)
 		   st.migrate_pin_stayed, st.split_pin_refused);
 	mmr_printf("    # device: %lu pages moved there, %lu brought back by CPU faults, %lu pinned "
 		   "pages refused, %lu pages left for want of device memory\n", st.to_device,
-		   st.device_faults, st.device_refused, st.device_full);
+		   mmr_dev.faults_back - snap.device_faults, st.device_refused, st.device_full);
 }
 
 void mmr_check_orders(bool expect_all)
@@ -2215,9 +2127,9 @@ void mmr_check_splits(void)
 	EXPECT_CMP(st.folio_splits, >=, 1);
 	EXPECT_CMP(folio_splits, >=, st.folio_splits);
 	EXPECT_CMP(st.deferred_split, >=, 1);
-	if (mmr_pgmap.ops) {	/* device memory was there: pages went and came back */
+	if (mmr_dev.pgmap.ops) {	/* device memory was there: pages went and came back */
 		EXPECT_CMP(st.to_device, >=, 1);
-		EXPECT_CMP(st.device_faults, >=, 1);
+		EXPECT_CMP(mmr_dev.faults_back - snap.device_faults, >=, 1);
 	}
 }
 
