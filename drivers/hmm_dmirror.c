@@ -738,14 +738,17 @@ static int dmirror_exclusive(struct dmirror *dmirror, struct hmm_dmirror_cmd *cm
 static int dmirror_check_exclusive(struct dmirror *dmirror, struct hmm_dmirror_cmd *cmd)
 {
 	unsigned long start = cmd->addr, end = start + (cmd->npages << PAGE_SHIFT);
+	unsigned long i = start >> PAGE_SHIFT, last = (end - 1) >> PAGE_SHIFT;
+	void *entry;
 	int err = 0;
 
+	/* The entries there, not every page: a range may be as large as the address space. */
 	mutex_lock(&dmirror->mutex);
-	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE) {
-		void *entry = radix_tree_lookup(&dmirror->pt, addr >> PAGE_SHIFT);
-
-		if (entry && (entry_tags(entry) & DPT_ATOMIC))
+	while (!err && (entry = radix_tree_next(&dmirror->pt, &i)) && i <= last) {
+		if (entry_tags(entry) & DPT_ATOMIC)
 			err = -EPERM;
+		if (i++ == ~0UL)
+			break;
 	}
 	mutex_unlock(&dmirror->mutex);
 	return err;
