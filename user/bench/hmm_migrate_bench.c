@@ -10,7 +10,8 @@
  *
  *	hmm_migrate_bench [MIB...]	(default 2 8 256)
  *
- * Each size runs twice, with /sys/kernel/mm/quire/migrate_device_collect_unmap
+ * After an unreported round trip of the largest size (the device's memory
+ * is set up as it is first used), each size runs twice, with /sys/kernel/mm/quire/migrate_device_collect_unmap
  * 0 ("walk-later": every page unmapped by an rmap walk after collection)
  * and 1 ("collect-unmap": a page mapped once unmapped while collected).
  * Rows, one a line on stdout:
@@ -150,7 +151,7 @@ static void report(const char *dir, int thp, unsigned long mib, const char *mode
 		       mode, cost_names[i], ms->costs[i] / pages);
 }
 
-static void run(int fd, unsigned long mib, int thp, const char *mode, void *buf)
+static void run(int fd, unsigned long mib, int thp, const char *mode, void *buf, int print)
 {
 	unsigned long len = mib << 20, bad = 0;
 	char *raw = mmap(NULL, len + PMD, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -186,7 +187,7 @@ static void run(int fd, unsigned long mib, int thp, const char *mode, void *buf)
 		bad += *(unsigned long *)(p + off) != (off ^ 0x5a5a);
 	if (bad)
 		fail("contents changed", mib, thp, EIO);
-	if (!s2d_err && !d2s_err && !bad) {
+	if (!s2d_err && !d2s_err && !bad && print) {
 		report("S2D", thp, mib, mode, &s2d, len);
 		report("D2S", thp, mib, mode, &d2s, len);
 	}
@@ -218,6 +219,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hmm_migrate_bench: no memory for a %lu MiB buffer\n", max);
 		return 1;
 	}
+	/*
+	 * A round trip of the largest size first, not reported: the device
+	 * takes its memory in chunks as it first needs them, which the first
+	 * measured run would pay for (about 16000 instructions a page).
+	 */
+	run(fd, max, 1, "warm-up", buf, 0);
 	for (unsigned long i = 0; i < nsizes; i++)
 		for (int thp = 1; thp >= 0; thp--)
 			for (int m = 0; m < 2; m++) {
@@ -225,7 +232,7 @@ int main(int argc, char **argv)
 					fprintf(stderr, "hmm_migrate_bench: cannot write %s\n", SWITCH);
 					return 1;
 				}
-				run(fd, sizes[i], thp, modes[m], buf);
+				run(fd, sizes[i], thp, modes[m], buf, 1);
 			}
 	write_str(SWITCH, "1");
 	close(fd);
