@@ -149,6 +149,12 @@ void copy_device_entry(struct vm_area_struct *dst_vma, struct vm_area_struct *sr
 	struct page *page = entry_page(entry);
 	struct folio *folio = page_folio(page);
 
+	/*
+	 * The parent's table lock (pmd_lockptr of an entry: the lock of the
+	 * table holding it). The child's table is either locked too or not
+	 * yet installed, seen by nobody (fork_copy.c): nothing to assert.
+	 */
+	lockdep_assert_held(pmd_lockptr(src_vma->vm_mm, src));
 	VM_BUG_ON_FOLIO(!is_device_private_entry(e), folio);
 	folio_get(folio);
 	atomic_long_inc(&dst_vma->vm_mm->rss);

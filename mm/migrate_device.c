@@ -47,6 +47,7 @@
 #include <quire/swapops.h>
 #include <quire/copy_mc.h>
 #include <quire/cmdline.h>
+#include <quire/debug_locks.h>
 #include <quire/printk.h>
 #include <quire/panic.h>
 #include <quire/errno.h>
@@ -146,7 +147,11 @@ static bool collect_unmap_one(struct vm_area_struct *vma, unsigned long addr, pt
 {
 	struct folio *folio = page_folio(page);
 	bool anon_exclusive = folio_test_anon(folio) && PageAnonExclusive(page);
-	pte_t old = ptep_get_and_clear(vma->vm_mm, addr, pte);
+	pte_t old;
+
+	lockdep_assert_held(pmd_lockptr(vma->vm_mm, pte));	/* the PTE's own table's lock */
+	VM_BUG_ON_FOLIO(!folio_test_locked(folio), folio);
+	old = ptep_get_and_clear(vma->vm_mm, addr, pte);
 
 	if (anon_exclusive) {
 		/* The pin check needs no CPU able to write through an old translation. */
@@ -719,7 +724,7 @@ int migrate_device_coherent_folio(struct folio *folio)
 	VM_BUG_ON_FOLIO(folio_test_large(folio) || !folio_is_device_coherent(folio), folio);
 	folio_lock(folio);
 	src = migrate_pfn(folio_pfn(folio)) | MIGRATE_PFN_MIGRATE;
-	migrate_device_unmap(&src, 1, NULL);	/* (not possible: unlocked and let go there) */
+	migrate_device_unmap(&src, 1, NULL);	/* (on failure it unlocked the folio and dropped our reference) */
 	if (!(src & MIGRATE_PFN_MIGRATE))
 		return -EBUSY;
 	dfolio = folio_alloc(GFP_USER | __GFP_NOWARN, 0, NUMA_NO_NODE);

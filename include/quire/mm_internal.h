@@ -97,7 +97,7 @@ int device_exclusive_entry_fault(struct vm_area_struct *vma, pte_t *pmd, unsigne
 				 pte_t entry);
 /* The PTE at ptep (its lock held) holds a device-exclusive entry: make it present again. */
 void restore_exclusive_pte(struct vm_area_struct *vma, pte_t *ptep, unsigned long addr);
-/* fork: the child gets the device entry at src (both tables' locks held); see copy_ptes. */
+/* fork: the child gets the device entry at src (the parent's table lock held; see copy_ptes). */
 void copy_device_entry(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 		       pte_t *dst, pte_t *src, unsigned long addr);
 /* zap: the device entry's mapping goes (its table's lock held); the folio to put after the flush. */
