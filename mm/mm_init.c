@@ -127,6 +127,7 @@ void mm_core_init(void)
 		init_pgdat(nid);
 	for_each_online_node(nid)
 		alloc_node_mem_map(nid);
+	pfn_sections_init();
 	/* Every memmap is allocated: memblock's reservations are final now. */
 	for_each_memblock(memory, m)
 		init_region(m);

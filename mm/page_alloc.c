@@ -20,6 +20,7 @@
 #include <quire/stacktrace.h>
 #include <quire/cmdline.h>
 #include <quire/mm_internal.h>
+#include <quire/memblock.h>
 #include <quire/memory-failure.h>
 
 pg_data_t node_data[MAX_NUMNODES];
@@ -47,7 +48,22 @@ static struct page *node_pfn_to_page(const pg_data_t *pgdat, unsigned long pfn)
 	return page_to_nid(page) == pgdat->node_id ? page : NULL;
 }
 
-struct page *pfn_to_page(unsigned long pfn)
+/*
+ * pfn_to_page() is on every fault, zap and page-table lock lookup (a PTE
+ * table's lock is found through the table's struct page), so it is memmap
+ * arithmetic, not a search of the nodes: pfn_section_map[s] is the struct
+ * page of the first frame of 2 MiB section s, when one node's memmap covers
+ * the whole section, else NULL (no node there, a node's span starting or
+ * ending inside it, or two nodes' spans overlapping: interleaved nodes).
+ * A NULL falls back to the search, which is always right.
+ */
+#define PFN_SECTION_SHIFT	(PMD_SHIFT - PAGE_SHIFT)
+#define PFN_SECTION_MASK	((1UL << PFN_SECTION_SHIFT) - 1)
+#define PFN_SECTION_MAP_MAX	(1UL << 20)	/* bytes: 256 GiB of sections */
+static struct page **pfn_section_map;
+static unsigned long pfn_sections;
+
+static struct page *pfn_to_page_search(unsigned long pfn)
 {
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		struct page *page = node_pfn_to_page(NODE_DATA(nid), pfn);
@@ -56,6 +72,66 @@ struct page *pfn_to_page(unsigned long pfn)
 			return page;
 	}
 	return NULL;
+}
+
+/* The section of pfn's memmap when one node covers it all, else NULL. */
+static struct page *section_first_page(unsigned long s)
+{
+	unsigned long first = s << PFN_SECTION_SHIFT, end = first + PFN_SECTION_MASK + 1;
+	struct page *found = NULL;
+
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		const pg_data_t *pgdat = NODE_DATA(nid);
+		unsigned long start = pgdat->node_start_pfn;
+
+		if (!pgdat->node_mem_map || end <= start ||
+		    first >= start + pgdat->node_spanned_pages)
+			continue;
+		if (found || first < start || end > start + pgdat->node_spanned_pages)
+			return NULL;	/* overlapping spans, or a span edge inside */
+		found = &pgdat->node_mem_map[first - start];
+	}
+	return found;
+}
+
+void pfn_sections_init(void)
+{
+	unsigned long end_pfn = 0, bytes;
+	phys_addr_t pa;
+
+	pfn_section_map = NULL;
+	pfn_sections = 0;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (NODE_DATA(nid)->node_mem_map)
+			end_pfn = max(end_pfn, node_end_pfn(nid));
+	bytes = ALIGN_UP(end_pfn, PFN_SECTION_MASK + 1) >> PFN_SECTION_SHIFT;
+	bytes *= sizeof(struct page *);
+	if (!bytes || bytes > PFN_SECTION_MAP_MAX) {
+		pr_info("pfn_to_page: frames up to %#lx, no section map (searching the nodes)\n",
+			end_pfn);
+		return;
+	}
+	pa = memblock_phys_alloc(ALIGN_UP(bytes, PAGE_SIZE), PAGE_SIZE);
+	if (!pa) {
+		pr_warn("pfn_to_page: no memory for a %lu-byte section map (searching the nodes)\n",
+			bytes);
+		return;
+	}
+	pfn_section_map = __va(pa);
+	pfn_sections = bytes / sizeof(struct page *);
+	for (unsigned long s = 0; s < pfn_sections; s++)
+		pfn_section_map[s] = section_first_page(s);
+}
+
+struct page *pfn_to_page(unsigned long pfn)
+{
+	unsigned long s = pfn >> PFN_SECTION_SHIFT;
+	struct page *page;
+
+	if (s >= pfn_sections || !pfn_section_map[s])
+		return pfn_to_page_search(pfn);
+	page = pfn_section_map[s] + (pfn & PFN_SECTION_MASK);
+	return page_to_nid(page) == NODE_HOLE ? NULL : page;
 }
 
 bool pfn_valid(unsigned long pfn)

@@ -6,6 +6,8 @@
 
 /* page_alloc.c: hand free frames [start, end) of a node to the buddy lists at boot. */
 void free_boot_range(int nid, unsigned long start_pfn, unsigned long end_pfn);
+/* Index the nodes' memmap spans for pfn_to_page() (mm/page_alloc.c); once they are set. */
+void pfn_sections_init(void);
 /* page_alloc.c: "bad page" and use-after-free reports so far. */
 extern unsigned long page_alloc_errors;
 /* slab.c */

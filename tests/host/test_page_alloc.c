@@ -61,10 +61,14 @@ HOST_TEST(topology_as_described)
 	EXPECT_EQ(numa_nodes[2].tier, MEM_TIER_SLOW);
 	EXPECT_EQ(numa_nodes[0].tier, MEM_TIER_DRAM);
 	EXPECT_EQ(numa_nodes[0].fallback[1], 1);
-	/* Node 0 loses its low 1 MiB to the reservation; each node holds its memmap. */
+	/*
+	 * Node 0 loses its low 1 MiB to the reservation and one page to
+	 * pfn_to_page()'s section map (12 sections of 2 MiB); each node holds
+	 * its memmap.
+	 */
 	EXPECT_EQ(node_page_state(0, NR_PRESENT_PAGES), 8 * 256);
 	EXPECT_EQ(memmap_pages(0), 8 * 256 * 64 / 4096);
-	EXPECT_EQ(node_page_state(0, NR_RESERVED_PAGES), 256 + memmap_pages(0));
+	EXPECT_EQ(node_page_state(0, NR_RESERVED_PAGES), 256 + 1 + memmap_pages(0));
 	EXPECT_EQ(node_page_state(1, NR_RESERVED_PAGES), memmap_pages(1));
 	EXPECT_EQ(node_page_state(1, NR_FREE_PAGES), 8 * 256 - memmap_pages(1));
 	EXPECT_EQ(mm_verify(), 0);
@@ -157,6 +161,37 @@ HOST_TEST(gigantic_range)
 	host_mm_exit();
 }
 
+/*
+ * pfn_to_page() looks sections up in a map and searches the nodes where a
+ * node's span starts or ends inside a 2 MiB section: node 0 of 3 MiB puts
+ * both node edges inside sections. Every frame must map to its own struct
+ * page on its own node either way, and frames past the last node to NULL.
+ */
+HOST_TEST(pfn_to_page_every_frame)
+{
+	unsigned long end = 0, wrong = 0;
+
+	if (host_machine_init(4, 3, 0))
+		HOST_FAIL("host_mm_init failed");
+	for (int nid = 0; nid < 3; nid++)
+		end = max(end, node_end_pfn(nid));
+	EXPECT_EQ(end, 11UL * 256);
+	for (unsigned long pfn = 0; pfn < end + 1024; pfn++) {
+		struct page *page = pfn_to_page(pfn);
+		int want = -1;
+
+		for (int nid = 0; nid < 3; nid++)
+			if (pfn >= NODE_DATA(nid)->node_start_pfn && pfn < node_end_pfn(nid))
+				want = nid;
+		if (want < 0 ? page != NULL :
+		    page != &NODE_DATA(want)->node_mem_map[pfn - NODE_DATA(want)->node_start_pfn] ||
+		    page_to_nid(page) != want || page_to_pfn(page) != pfn)
+			wrong++;
+	}
+	EXPECT_EQ(wrong, 0);
+	host_mm_exit();
+}
+
 /* A double free and a wrong order are reported, and change nothing. */
 HOST_TEST(misuse_is_reported)
 {
@@ -246,5 +281,6 @@ HOST_TEST_MAIN(host_page_alloc,
 	       HOST_CASE(fallback_and_exhaustion),
 	       HOST_CASE(movable_uses_slow_tier_in_order),
 	       HOST_CASE(gigantic_range),
+	       HOST_CASE(pfn_to_page_every_frame),
 	       HOST_CASE(misuse_is_reported),
 	       HOST_CASE(random_sequence));
