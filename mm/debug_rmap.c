@@ -240,6 +240,15 @@ static void check_entry(struct vm_area_struct *vma, unsigned long addr, pte_t en
 			folio_problem(NULL, "mm %p: the zero page is writable at %#lx", vma->vm_mm, addr);
 		return;
 	}
+	if (is_huge_zero_pfn(pfn)) {
+		if (!pmd || pfn != folio_pfn(page_folio(page)))
+			folio_problem(NULL, "mm %p: a page of the huge zero page mapped at %#lx by "
+				      "a PTE or off its first page", vma->vm_mm, addr);
+		if (pte_write(entry) || (vma->vm_flags & VM_SHARED))
+			folio_problem(NULL, "mm %p: the huge zero page is writable or shared at %#lx",
+				      vma->vm_mm, addr);
+		return;
+	}
 	if (!page || PageReserved(page) || PageBuddy(page) || PageSlab(page) ||
 	    page_count(page) <= 0 || is_device_private_page(page) ||
 	    (!test_page_flag(compound_head(page), PG_user_alloc) &&

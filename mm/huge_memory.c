@@ -51,6 +51,83 @@ struct page *pgtable_withdraw(struct mm_struct *mm, pte_t *pmd)
 	return table;
 }
 
+/* ---- the huge zero page ---- */
+
+static struct folio *huge_zero_folio;	/* made at boot (zero_page_init); never freed */
+
+bool is_huge_zero_pfn(unsigned long pfn)
+{
+	struct folio *zero = READ_ONCE(huge_zero_folio);
+
+	return zero && pfn - folio_pfn(zero) < HPAGE_PMD_NR;
+}
+
+bool is_huge_zero_pmd(pte_t pmd)
+{
+	return pmd_leaf(pmd) && is_huge_zero_pfn(pmd_pfn(pmd));	/* (PROT_NONE too) */
+}
+
+/*
+ * Made once at boot, beside the 4 KiB zero page, so that memory counts
+ * stay the same from before a first read fault to after (Linux makes it
+ * at the first such fault and frees it when no mm maps it). Without a
+ * free 2 MiB block, there is none: reads map the 4 KiB zero page.
+ */
+void huge_zero_page_init(void)
+{
+	struct folio *zero = folio_alloc(__GFP_ZERO | __GFP_NOWARN, HPAGE_PMD_ORDER,
+					 numa_node_id());
+
+	if (!zero) {
+		pr_warn("no 2 MiB block for the huge zero page: reads map 4 KiB zero pages\n");
+		count_thp_event(THP_ZERO_PAGE_ALLOC_FAILED);
+	} else {
+		count_thp_event(THP_ZERO_PAGE_ALLOC);
+	}
+	WRITE_ONCE(huge_zero_folio, zero);
+}
+
+/* The host build's next machine starts without one (host_mm_exit). */
+void huge_zero_page_forget(void)
+{
+	WRITE_ONCE(huge_zero_folio, NULL);
+}
+
+/*
+ * A read fault of an empty block: the huge zero page, read-only, with a
+ * deposited table as any PMD mapping (a split needs it). FALLBACK when
+ * there is no huge zero page (by PTEs), or a table appeared meanwhile.
+ */
+static vm_fault_t map_huge_zero_page(struct vm_area_struct *vma, unsigned long haddr,
+				     pte_t *pmd)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct folio *zero = READ_ONCE(huge_zero_folio);
+	vm_fault_t ret = VM_FAULT_DONE;
+	struct page *table;
+	spinlock_t *ptl;
+
+	if (!zero) {
+		count_thp_event(THP_FAULT_FALLBACK);
+		return VM_FAULT_FALLBACK;
+	}
+	table = pagetable_alloc();
+	if (!table)
+		return VM_FAULT_OOM;
+	ptl = pmd_lock(mm, pmd);
+	if (!*pmd) {
+		set_pmd_release(pmd, pfn_pmd(folio_pfn(zero), false, vma->vm_flags & VM_EXEC));
+		pgtable_deposit(mm, pmd, table);
+		table = NULL;
+	} else if (!pmd_leaf(*pmd)) {
+		ret = VM_FAULT_FALLBACK;
+	}
+	spin_unlock(ptl);
+	if (table)
+		pagetable_free(table);
+	return ret;
+}
+
 /* ---- PMD mappings ---- */
 
 static void count_fault_fallback(void)
@@ -71,7 +148,8 @@ struct folio *alloc_pmd_folio(struct vm_area_struct *vma, unsigned long haddr)
 	return folio;
 }
 
-vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pmd)
+vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr, pte_t *pmd,
+				      bool write)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long haddr = ALIGN_DOWN(addr, PMD_SIZE);
@@ -82,6 +160,8 @@ vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long 
 
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
+	if (!write)
+		return map_huge_zero_page(vma, haddr, pmd);
 	folio = alloc_pmd_folio(vma, haddr);
 	table = folio ? pagetable_alloc() : NULL;
 	if (!table) {
@@ -132,6 +212,12 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr, p
 		ret = pmd_leaf(entry) ? VM_FAULT_DONE : VM_FAULT_FALLBACK;
 		goto out;
 	}
+	if (is_huge_zero_pmd(entry)) {
+		/* As Linux: 512 PTEs of the 4 KiB zero page; the write copies one. */
+		__split_huge_pmd_locked(vma, pmd, haddr);
+		ret = VM_FAULT_FALLBACK;
+		goto out;
+	}
 	folio = page_folio(pfn_to_page(pmd_pfn(entry)));
 	entry = pmd_mkdirty(pmd_mkwrite(pmd_mkyoung(entry)));
 	if (PageAnonExclusive(folio_page(folio, 0))) {
@@ -159,6 +245,12 @@ bool copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vm
 
 	lockdep_assert_held(pmd_lockptr(src_vma->vm_mm, src_pmd));
 	lockdep_assert_held(pmd_lockptr(dst_vma->vm_mm, dst_pmd));
+	if (is_huge_zero_pmd(*src_pmd)) {
+		/* Read-only already, no rmap, no RSS: the child maps it too. */
+		set_pmd(dst_pmd, pmdp_get(src_pmd));
+		pgtable_deposit(dst_vma->vm_mm, dst_pmd, table);
+		return true;
+	}
 	if (folio_try_dup_anon_rmap_pmd(folio, folio_page(folio, 0), dst_vma, src_vma)) {
 		/* Maybe pinned: never shared. Split it and let the PTE copy decide per page. */
 		__split_huge_pmd_locked(src_vma, src_pmd, ALIGN_DOWN(addr, PMD_SIZE));
@@ -178,11 +270,32 @@ struct folio *zap_huge_pmd(struct vm_area_struct *vma, pte_t *pmd, struct page *
 	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
 
 	lockdep_assert_held(pmd_lockptr(vma->vm_mm, pmd));
+	if (is_huge_zero_pmd(*pmd)) {
+		pmdp_huge_get_and_clear(vma->vm_mm, 0, pmd);
+		*table = pgtable_withdraw(vma->vm_mm, pmd);
+		return NULL;		/* nothing to put: the huge zero page is kept */
+	}
 	pmdp_huge_get_and_clear(vma->vm_mm, 0, pmd);	/* (its dirty bit: nothing uses it yet) */
 	folio_remove_rmap_pmd(folio, folio_page(folio, 0), vma);
 	atomic_long_sub(HPAGE_PMD_NR, &vma->vm_mm->rss);
 	*table = pgtable_withdraw(vma->vm_mm, pmd);
 	return folio;
+}
+
+/*
+ * The huge zero page's PMD becomes 512 PTEs of the 4 KiB zero page (as
+ * Linux's __split_huge_zero_page_pmd): read-only, no rmap, no references.
+ */
+static void split_huge_zero_pmd(struct vm_area_struct *vma, pte_t *pmd, struct page *table)
+{
+	pte_t entry = zero_page_pte(vma), *ptes = page_address(table);
+
+	if (pte_soft_dirty(pmd_pte(pmdp_get(pmd))))
+		entry = pte_mksoft_dirty(entry);
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+		set_pte(ptes + i, entry);	/* the same frame in each */
+	pmd_populate(pmd, page_to_phys(table));
+	count_thp_event(THP_SPLIT_PMD);
 }
 
 void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned long haddr)
@@ -197,6 +310,10 @@ void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned lo
 	if (!table)
 		panic("__split_huge_pmd_locked: no page table deposited for the PMD at %#lx",
 		      haddr);
+	if (is_huge_zero_pmd(pmdp_get(pmd))) {
+		split_huge_zero_pmd(vma, pmd, table);
+		return;
+	}
 	/*
 	 * The leaf stays mapped until the table replaces it below, and the MMU
 	 * may set its D bit meanwhile (a thread writing through it): a
@@ -678,7 +795,7 @@ static struct folio *large_folio_at(struct mm_struct *mm, pte_t *pmd, unsigned l
 		pfn = pte_pfn(*pte);
 	}
 	*pfnp = pfn;
-	if (!is_zero_pfn(pfn)) {
+	if (!is_zero_pfn(pfn) && !is_huge_zero_pfn(pfn)) {
 		folio = page_folio(pfn_to_page(pfn));
 		*large = folio_test_large(folio) && new_order < folio_order(folio);
 		/* Under the page-table lock only a trylock (docs/locking.md), as Linux's. */

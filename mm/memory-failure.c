@@ -331,6 +331,11 @@ int memory_failure(unsigned long pfn, int flags)
 		pr_err("%#lx: no memory frame there\n", pfn);
 		return -ENXIO;
 	}
+	if (is_huge_zero_pfn(pfn)) {
+		/* Linux cannot split it either ("unsplit thp", ignored): left as it is. */
+		pr_err("%#lx: the huge zero page: not handled (-EBUSY)\n", pfn);
+		return -EBUSY;
+	}
 	mutex_lock(&mf_mutex);
 	__atomic_store_n(&mf_busy_pfn, pfn, __ATOMIC_RELEASE);	/* before the mark */
 	ret = __memory_failure(pfn, pfn_to_page(pfn), flags);
@@ -437,6 +442,10 @@ int soft_offline_page(unsigned long pfn, int flags)
 
 	if (!pfn_valid(pfn))
 		return -ENXIO;
+	if (is_huge_zero_pfn(pfn)) {
+		pr_info("Soft offline: %#lx: the huge zero page: not migrated (-EBUSY)\n", pfn);
+		return -EBUSY;
+	}
 	page = pfn_to_page(pfn);
 	mutex_lock(&mf_mutex);
 	if (PageHWPoison(page)) {

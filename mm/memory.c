@@ -44,6 +44,7 @@ void zero_page_init(void)
 	zero_page = alloc_pages(__GFP_ZERO, 0);
 	if (!zero_page)
 		panic("zero_page_init: no memory for the zero page");
+	huge_zero_page_init();
 }
 
 bool is_zero_pfn(unsigned long pfn)
@@ -566,9 +567,14 @@ static int __handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma, p
 	pte_t *p;
 
 	mmap_assert_locked(mm);
-	/* (A forced write of a read-only VMA too: a THP mapped read-only, dirty.) */
-	if (!READ_ONCE(*pmd) && write && pmd_fault_allowed(vma, addr)) {
-		vm_fault_t huge = do_huge_pmd_anonymous_page(vma, addr, pmd);
+	/*
+	 * A write maps a THP (a forced write of a read-only VMA too: mapped
+	 * read-only, dirty); a read the huge zero page, as Linux.
+	 */
+	if (!READ_ONCE(*pmd) &&
+	    (write || (!cow && !(vma->vm_flags & VM_SHARED) && thp_use_zero_page())) &&
+	    pmd_fault_allowed(vma, addr)) {
+		vm_fault_t huge = do_huge_pmd_anonymous_page(vma, addr, pmd, write);
 
 		if (huge != VM_FAULT_FALLBACK)
 			return huge == VM_FAULT_OOM ? -ENOMEM : 0;

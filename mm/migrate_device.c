@@ -258,6 +258,11 @@ again:
 		collect_hole(c, addr, end);
 		return COLLECT_DONE;
 	}
+	if (is_huge_zero_pmd(table)) {
+		/* As Linux: its PMD becomes 4 KiB zero-page PTEs, collected as holes are. */
+		split_huge_pmd(vma, addr);
+		goto again;
+	}
 	if (pmd_leaf(table)) {
 		/* A THP: the device works in base pages, so it is split first. */
 		struct folio *folio = page_folio(pfn_to_page(pmd_pfn(table)));

@@ -57,6 +57,11 @@ static struct folio *folio_walk_start(struct mm_struct *mm, unsigned long addr, 
 		return NULL;
 	if (pmd_leaf(READ_ONCE(*pmd))) {
 		*ptl = pmd_lock(mm, pmd);
+		if (is_huge_zero_pmd(*pmd)) {
+			*zero = true;	/* -EFAULT, as the 4 KiB zero page (Linux 6.12) */
+			spin_unlock(*ptl);
+			return NULL;
+		}
 		if (pmd_leaf(*pmd))
 			return page_folio(pfn_to_page(pmd_pfn(*pmd)));
 		spin_unlock(*ptl);	/* split meanwhile: by PTE */
@@ -307,7 +312,8 @@ static void queue_vma(struct remap_walk *w, struct vm_area_struct *vma)
 		if (pmd && pmd_leaf(READ_ONCE(*pmd))) {
 			ptl = pmd_lock(mm, pmd);
 			if (pmd_leaf(*pmd)) {
-				queue_folio(w, page_folio(pfn_to_page(pmd_pfn(*pmd))));
+				if (!is_huge_zero_pmd(*pmd))	/* (never migrated) */
+					queue_folio(w, page_folio(pfn_to_page(pmd_pfn(*pmd))));
 				spin_unlock(ptl);
 				addr = next;
 				continue;

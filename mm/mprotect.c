@@ -151,7 +151,9 @@ static bool change_huge_pmd(pte_t *pmd, unsigned long vm_flags)
 	pte_t old = pmdp_get(pmd), new, found;
 
 	for (;;) {
-		new = new_protection(old, pfn_to_page(pmd_pfn(old)), vm_flags);
+		/* (The huge zero page: no page, so never writable, as entry_page's zero page.) */
+		new = new_protection(old, is_huge_zero_pmd(old) ? NULL : pfn_to_page(pmd_pfn(old)),
+				     vm_flags);
 		if (new == old)
 			return false;
 		found = pmdp_cmpxchg(pmd, old, new);

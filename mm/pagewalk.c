@@ -9,6 +9,7 @@
 #include <quire/pte.h>
 #include <quire/kernel.h>
 #include <quire/mm_internal.h>
+#include <quire/huge_mm.h>
 #include <asm/page.h>
 
 void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end, struct mmu_walk *w)
@@ -46,7 +47,7 @@ void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end, st
 
 struct folio *normal_folio(unsigned long pfn, struct page **pagep)
 {
-	struct page *page = is_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
+	struct page *page = is_zero_pfn(pfn) || is_huge_zero_pfn(pfn) ? NULL : pfn_to_page(pfn);
 	struct folio *folio;
 
 	if (!page)

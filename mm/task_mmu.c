@@ -79,7 +79,8 @@ static void pagemap_pmd(struct mmu_walk *w, unsigned long addr, unsigned long en
 	for (; addr < end; addr += PAGE_SIZE) {
 		unsigned long pfn = pmd_pfn(pmd) + ((addr & (PMD_SIZE - 1)) >> PAGE_SHIFT);
 
-		pw->out[(addr - pw->start) >> PAGE_SHIFT] = pagemap_entry(pfn, pmd_soft_dirty(pmd));
+		pw->out[(addr - pw->start) >> PAGE_SHIFT] = pagemap_entry(pfn, pmd_soft_dirty(pmd)) |
+			(is_huge_zero_pmd(pmd) ? PM_FILE : 0);	/* Linux: a page, not anonymous */
 	}
 }
 

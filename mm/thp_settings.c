@@ -39,6 +39,8 @@ const char *const thp_vm_event_names[NR_THP_VM_EVENTS] = {
 	[THP_SPLIT_PMD] = "thp_split_pmd",
 	[THP_COLLAPSE_ALLOC] = "thp_collapse_alloc",
 	[THP_COLLAPSE_ALLOC_FAILED] = "thp_collapse_alloc_failed",
+	[THP_ZERO_PAGE_ALLOC] = "thp_zero_page_alloc",
+	[THP_ZERO_PAGE_ALLOC_FAILED] = "thp_zero_page_alloc_failed",
 };
 
 const char *const mthp_stat_names[NR_MTHP_STAT_ITEMS] = {
@@ -242,14 +244,14 @@ int thp_shmem_enabled_store(const char *buf, size_t len)
  * programs that save and restore the THP settings (Linux's selftests do)
  * find them: the khugepaged tunables, with Linux's defaults and ranges
  * (Quire has no khugepaged: nothing collapses small pages into a THP in
- * the background), and use_zero_page, which can only be 0 (Quire has no
- * huge zero page: a read fault maps the 4 KiB zero page); writing 1 there
- * is EINVAL.
+ * the background). use_zero_page does what Linux's does: 1 (the default),
+ * a read fault of an empty 2 MiB block where a THP may go maps the huge
+ * zero page (mm/huge_memory.c); 0, it maps the 4 KiB zero page.
  */
 static struct {
 	unsigned long value, min, max;
 } num_settings[NR_THP_NUM_SETTINGS] = {
-	[THP_USE_ZERO_PAGE] = { 0, 0, 0 },
+	[THP_USE_ZERO_PAGE] = { 1, 0, 1 },
 	[KHUGEPAGED_DEFRAG] = { 1, 0, 1 },
 	[KHUGEPAGED_ALLOC_SLEEP_MS] = { 60000, 0, 0xffffffffUL },
 	[KHUGEPAGED_SCAN_SLEEP_MS] = { 10000, 0, 0xffffffffUL },
@@ -289,16 +291,15 @@ int thp_num_setting_store(enum thp_num_setting which, const char *buf, size_t le
 		return -EINVAL;
 	memcpy(text, buf, len);
 	text[len] = '\0';
-	if (kstrtoull(text, 10, &v) || v < num_settings[which].min || v > num_settings[which].max) {
-		static bool said;
-
-		if (which == THP_USE_ZERO_PAGE && v == 1 &&
-		    !__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
-			pr_info("thp: use_zero_page 1: Quire has no huge zero page (-EINVAL)\n");
+	if (kstrtoull(text, 10, &v) || v < num_settings[which].min || v > num_settings[which].max)
 		return -EINVAL;
-	}
 	__atomic_store_n(&num_settings[which].value, (unsigned long)v, __ATOMIC_RELAXED);
 	return 0;
+}
+
+bool thp_use_zero_page(void)
+{
+	return __atomic_load_n(&num_settings[THP_USE_ZERO_PAGE].value, __ATOMIC_RELAXED) != 0;
 }
 
 int thp_hpage_pmd_size_show(char *buf, size_t size)

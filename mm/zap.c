@@ -144,7 +144,8 @@ static bool zap_pmd_leaf(struct mmu_gather *tlb, struct vm_area_struct *vma, pte
 	}
 	huge = zap_huge_pmd(vma, pmd, &table);
 	spin_unlock(ptl);
-	tlb_gather(tlb, huge, 1);
+	if (huge)			/* (NULL: the huge zero page) */
+		tlb_gather(tlb, huge, 1);
 	if (table)
 		pagetable_free(table);	/* deposited: never reachable by the MMU */
 	return true;

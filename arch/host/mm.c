@@ -1,6 +1,7 @@
 /* The host machine for mm tests: see asm/host_mm.h. */
 #include <sys/mman.h>
 #include <quire/mm.h>
+#include <quire/huge_mm.h>
 #include <quire/memblock.h>
 #include <quire/memremap.h>
 #include <quire/numa.h>
@@ -90,6 +91,7 @@ void host_mm_exit(void)
 		munmap(host_phys_base, arena_size);
 	host_phys_base = NULL;
 	memset(node_data, 0, sizeof(node_data));
+	huge_zero_page_forget();	/* (its memory went with the arena) */
 }
 
 /* No processes on the host build: the syscalls that look one up are the kernel's. */

@@ -62,10 +62,10 @@ int thp_defrag_store(const char *buf, size_t len);
 int thp_shmem_enabled_show(char *buf, size_t size);
 int thp_shmem_enabled_store(const char *buf, size_t len);
 /*
- * use_zero_page (only 0: no huge zero page) and khugepaged/<name>: Linux's
- * numbers, kept and shown with Linux's defaults and ranges; no effect (no
- * khugepaged). show writes "N\n"; store takes a decimal number (EINVAL
- * outside the range).
+ * use_zero_page (1 by default: read faults map the huge zero page) and
+ * khugepaged/<name>: Linux's numbers, kept and shown with Linux's defaults
+ * and ranges; the khugepaged ones have no effect (no khugepaged). show
+ * writes "N\n"; store takes a decimal number (EINVAL outside the range).
  */
 enum thp_num_setting {
 	THP_USE_ZERO_PAGE,
@@ -81,6 +81,19 @@ enum thp_num_setting {
 extern const char *const thp_num_setting_names[NR_THP_NUM_SETTINGS];
 int thp_num_setting_show(enum thp_num_setting which, char *buf, size_t size);
 int thp_num_setting_store(enum thp_num_setting which, const char *buf, size_t len);
+bool thp_use_zero_page(void);
+
+/*
+ * The huge zero page (mm/huge_memory.c): 2 MiB of zeroes that a read fault
+ * of an empty THP-sized block maps read-only with one PMD, as Linux does.
+ * Made at boot and kept; no rmap, no mapcount, no RSS; a
+ * deposited page table as any PMD mapping. A write (or an unshare) splits
+ * the PMD into PTEs of the 4 KiB zero page and faults by PTE.
+ */
+void huge_zero_page_init(void);		/* at boot, from zero_page_init */
+void huge_zero_page_forget(void);
+bool is_huge_zero_pfn(unsigned long pfn);
+bool is_huge_zero_pmd(pte_t pmd);
 /* hpage_pmd_size: the size of a PMD mapping in bytes, "2097152\n". */
 int thp_hpage_pmd_size_show(char *buf, size_t size);
 int thp_order_enabled_show(unsigned int order, char *buf, size_t size);
@@ -153,6 +166,8 @@ enum thp_vm_event {
 	THP_SPLIT_PMD,			/* a PMD mapping turned into PTE mappings */
 	THP_COLLAPSE_ALLOC,		/* MADV_COLLAPSE made a THP of a PTE-mapped range */
 	THP_COLLAPSE_ALLOC_FAILED,	/* ... and had no 2 MiB folio for it */
+	THP_ZERO_PAGE_ALLOC,		/* the huge zero page made (once) */
+	THP_ZERO_PAGE_ALLOC_FAILED,	/* ... and no 2 MiB folio for it: a read fault fell back */
 	NR_THP_VM_EVENTS,
 };
 

@@ -137,11 +137,12 @@ typedef enum {
 } vm_fault_t;
 
 /*
- * A write fault in a PMD-aligned 2 MiB hole (a forced one of a read-only
- * VMA too: mapped read-only and dirty): FALLBACK when no 2 MiB folio is to be had.
+ * A fault in a PMD-aligned 2 MiB hole. A write (a forced one of a read-only
+ * VMA too: mapped read-only and dirty) maps a new THP, a read the huge
+ * zero page: FALLBACK when no 2 MiB folio is to be had.
  */
 vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
-				       pte_t *pmd);
+				      pte_t *pmd, bool write);
 /* A 2 MiB folio (zeroed) for haddr of vma, on the node the memory policy says. */
 struct folio *alloc_pmd_folio(struct vm_area_struct *vma, unsigned long haddr);
 /* A write to a read-only PMD mapping: FALLBACK when the PMD was split (or is gone). */
@@ -154,7 +155,10 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, unsigned long addr, p
  */
 bool copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 		   pte_t *dst_pmd, pte_t *src_pmd, unsigned long addr, struct page *table);
-/* munmap of a whole PMD mapping (PMD lock held): the folio to put after the flush. */
+/*
+ * munmap of a whole PMD mapping (PMD lock held): the folio to put after the
+ * flush (NULL for the huge zero page).
+ */
 struct folio *zap_huge_pmd(struct vm_area_struct *vma, pte_t *pmd, struct page **table);
 /* The PMD mapping at pmd becomes 512 PTEs (PMD lock held; the caller flushes). */
 void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned long haddr);

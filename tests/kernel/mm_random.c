@@ -147,6 +147,7 @@ enum op {
 static struct {
 	unsigned long ops[NR_OPS];
 	unsigned long fault_order[HPAGE_PMD_ORDER + 1];	/* orders of new folios seen after a fault */
+	unsigned long huge_zero_reads;	/* read faults that mapped the huge zero page */
 	unsigned long cow, enomem, efault, pmd_splits, folio_splits, folio_split_einval;
 	unsigned long deferred_split, sweeps, checks, outside, mm_steps;
 	unsigned long remap_moves, remap_in_place, remap_errors;
@@ -165,7 +166,7 @@ static struct {
 /* What must come back, and the settings to restore (mmr_snapshot). */
 static struct {
 	enum thp_mode global, order[HPAGE_PMD_ORDER + 1];
-	bool batching;
+	bool batching, use_zero_page;
 	unsigned long free[MAX_NUMNODES];
 	unsigned long nr_anon[HPAGE_PMD_ORDER + 1];
 	unsigned long fault_alloc[HPAGE_PMD_ORDER + 1], split[HPAGE_PMD_ORDER + 1];
@@ -237,7 +238,7 @@ struct mmr_mapping mmr_lookup(struct mm_struct *mm, unsigned long addr)
 	if (!pmd || !*pmd)
 		return m;
 	if (pmd_leaf(*pmd)) {
-		m.kind = MMR_PMD;
+		m.kind = is_huge_zero_pmd(*pmd) ? MMR_ZERO : MMR_PMD;
 		m.entry = *pmd;
 		m.pfn = pmd_pfn(*pmd) + ((addr >> PAGE_SHIFT) & (HPAGE_PMD_NR - 1));
 	} else {
@@ -392,7 +393,8 @@ static void check_mm_counters(struct tmm *t)
 
 			if (pmd && pmd_leaf(*pmd)) {
 				pmds++;
-				rss += HPAGE_PMD_NR;
+				/* (The huge zero page is in nobody's RSS, as the 4 KiB one.) */
+				rss += is_huge_zero_pmd(*pmd) ? 0 : HPAGE_PMD_NR;
 			} else if (pmd && *pmd) {
 				for (; a < next; a += PAGE_SIZE) {
 					pte_t pte = *pte_offset(pmd, a);
@@ -476,9 +478,10 @@ static void pin_counts_clear(void)
 	}
 }
 
+/* Either zero page: pins of them are not the sequence's to count. */
 static bool is_zero_page(struct page *page)
 {
-	return is_zero_pfn(page_to_pfn(page));
+	return is_zero_pfn(page_to_pfn(page)) || is_huge_zero_pfn(page_to_pfn(page));
 }
 
 /* Does the sequence hold a pin (pins) or anything (!pins) on folio? */
@@ -840,6 +843,8 @@ static void one_fault(struct tmm *t, unsigned long addr, bool write, bool *writt
 	}
 	if (after.kind == MMR_ZERO && !zero_pfn)
 		zero_pfn = after.pfn;
+	if (!write && is_huge_zero_pfn(after.pfn))
+		st.huge_zero_reads++;
 	if (!write) {
 		check_page(t, addr, "after a read fault");
 		return;
@@ -993,9 +998,12 @@ static void op_collapse(struct tmm *t)
 	case 0:
 		st.collapse_ok++;
 		for (unsigned long a = start; a < end && !mmr.failed; a += PMD_SIZE) {
-			if (mmr_lookup(t->mm, a).kind == MMR_PMD)
+			struct mmr_mapping m = mmr_lookup(t->mm, a);
+
+			if (m.kind == MMR_PMD)
 				st.collapsed++;
-			else
+			/* (The huge zero page is PMD-mapped already: left, as Linux.) */
+			else if (!(m.kind == MMR_ZERO && pmd_leaf(m.entry)))
 				mmr_failf("MADV_COLLAPSE said 0 but %#lx is not PMD-mapped", a);
 		}
 		if (!pmd_ok)
@@ -1811,9 +1819,12 @@ static void op_thp(int focus)
 	if (focus >= 0)
 		thp_focus = (unsigned int)focus;
 	rmap_batching = chance(80);
-	describe("thp global %s orders 2-9 %s, rmap_batching %d",
+	if (thp_num_setting_store(THP_USE_ZERO_PAGE, chance(50) ? "1" : "0", 1))
+		mmr_failf("use_zero_page could not be set");
+	describe("thp global %s orders 2-9 %s, rmap_batching %d, use_zero_page %d",
 		 thp_global_mode() == THP_ALWAYS ? "always" :
-		 thp_global_mode() == THP_MADVISE ? "madvise" : "never", desc, rmap_batching);
+		 thp_global_mode() == THP_MADVISE ? "madvise" : "never", desc, rmap_batching,
+		 thp_use_zero_page());
 }
 
 /* The focus of the window-th THP window: 2 MiB every other one, 1 MiB .. 16 KiB in between. */
@@ -1963,6 +1974,7 @@ void mmr_snapshot(void)
 	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
 		snap.order[o] = thp_order_mode(o);
 	snap.batching = rmap_batching;
+	snap.use_zero_page = thp_use_zero_page();
 	deferred_split_scan(~0UL);
 	slab_shrink_all();
 	for (int nid = 0; nid < MAX_NUMNODES; nid++)
@@ -2084,8 +2096,8 @@ void mmr_check_orders(bool expect_all)
 	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
 		len += scnprintf(line + len, sizeof(line) - len, " %u:%lu", o,
 				 mthp_stat_read(o, MTHP_STAT_ANON_FAULT_ALLOC) - snap.fault_alloc[o]);
-	mmr_printf("    # anon_fault_alloc:%s, thp_fault_alloc %lu\n", line,
-		   thp_event_read(THP_FAULT_ALLOC) - snap.thp_alloc);
+	mmr_printf("    # anon_fault_alloc:%s, thp_fault_alloc %lu, huge zero page reads %lu\n",
+		   line, thp_event_read(THP_FAULT_ALLOC) - snap.thp_alloc, st.huge_zero_reads);
 	if (!expect_all)
 		return;
 	for (unsigned int o = 0; o <= HPAGE_PMD_ORDER; o++) {
@@ -2157,5 +2169,6 @@ void mmr_end(void)
 	for (unsigned int o = THP_ORDER_MIN; o <= HPAGE_PMD_ORDER; o++)
 		thp_set_order_mode(o, snap.order[o]);
 	rmap_batching = snap.batching;
+	thp_num_setting_store(THP_USE_ZERO_PAGE, snap.use_zero_page ? "1" : "0", 1);
 	mmr_expect_all_back();
 }

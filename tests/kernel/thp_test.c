@@ -347,8 +347,13 @@ static void alloc_failure_falls_back(struct ktest *t)
 	mm = thpt_new_mm(&c);
 	CHECK(t, mm != NULL);
 	CHECK_EQ(t, thpt_map_anon(mm, AREA, SZ_2M), AREA);
-	/* A page table here already (a read in the second 1 MiB): no PMD will be tried. */
+	/*
+	 * A page table here already (a read in the second 1 MiB, with the
+	 * huge zero page off: it maps the 4 KiB one): no PMD will be tried.
+	 */
+	CHECK_EQ(t, thp_num_setting_store(THP_USE_ZERO_PAGE, "0", 1), 0);
 	CHECK_EQ(t, fault(mm, AREA + SZ_2M - SZ_4K, false), 0);
+	CHECK_EQ(t, thp_num_setting_store(THP_USE_ZERO_PAGE, "1", 1), 0);
 	CHECK_EQ(t, thpt_map_anon(mm, AREA + SZ_2M, SZ_2M), AREA + SZ_2M);
 	/*
 	 * No 2 MiB block left on this node, and exactly one 1 MiB block: take

@@ -184,6 +184,39 @@ static __attribute__((format(printf, 1, 2))) void say(const char *fmt, ...)
 			    seed, (th)->idx, (th)->op, ##__VA_ARGS__);		\
 	} while (0)
 
+/* A field of /proc/meminfo in kB, or -1. */
+static long meminfo_kb(const char *buf, const char *field)
+{
+	const char *l = strstr(buf, field);
+
+	return l ? atol(l + strlen(field)) : -1;
+}
+
+/*
+ * One line on where memory is (at each quiet point, at the start and the
+ * end, and after a failed mmap: was it memory or address space?): the
+ * meminfo fields that say, and how many VMAs the process has.
+ */
+static void say_memory_state(const char *when)
+{
+	static char buf[8192];
+	int fd = open("/proc/meminfo", O_RDONLY), vmas = 0;
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	say("    # mm_stress: %s: MemFree %ld kB, Cached %ld kB, Slab %ld kB, ", when,
+	    meminfo_kb(buf, "MemFree:"), meminfo_kb(buf, "Cached:"), meminfo_kb(buf, "Slab:"));
+	fd = open("/proc/self/maps", O_RDONLY);
+	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			vmas += buf[i] == '\n';
+	if (fd >= 0)
+		close(fd);
+	say("%d VMAs\n", vmas);
+}
+
 /* -v: what each operation does, with the addresses. */
 #define TRACE(th, fmt, ...)							\
 	do {									\
@@ -407,6 +440,7 @@ static void op_mmap(struct thread *th, struct rng *rg)
 	if (p == MAP_FAILED) {
 		FAIL(th, bad_private, "mmap of %lu pages (%s) failed: %s", npages, kind_name[kind],
 		     strerror(errno));
+		say_memory_state("after the failed mmap");
 		free(r->stamp);
 		free(r->prot);
 		return;
@@ -860,6 +894,12 @@ static void quiet_point(struct thread *th)
 				check_stripe(th, s, &threads[t]);
 		v = read_mm_verify();
 		verify_ms += now_ms() - t0;
+		if (verbose || nops >= 20000) {	/* (long runs: a leak shows as it grows) */
+			char when[48];
+
+			snprintf(when, sizeof(when), "op %lu", th->op);
+			say_memory_state(when);
+		}
 		verify_reads++;
 		if (v != 0) {
 			verify_bad++;
@@ -902,6 +942,7 @@ static void burst_point(struct thread *th)
 			if (burst[b] == MAP_FAILED ||
 			    madvise(burst[b], THP_PAGES * PAGE, b >= BURST_THP ? MADV_NOHUGEPAGE : MADV_HUGEPAGE)) {
 				FAIL(th, bad_race, "cannot map a block for a burst: %s", strerror(errno));
+				say_memory_state("after the failed mmap");
 				exit(1);
 			}
 		}
@@ -1042,6 +1083,7 @@ int main(int argc, char **argv)
 	threads = calloc((size_t)nthreads, sizeof(*threads));
 	if (!threads || !setup() || pthread_barrier_init(&barrier, NULL, (unsigned)nthreads))
 		return 1;
+	say_memory_state("at the start");
 	t0 = now_ms();
 	for (int t = 0; t < nthreads; t++) {
 		threads[t].idx = t;
@@ -1054,6 +1096,11 @@ int main(int argc, char **argv)
 	for (int t = 0; t < nthreads; t++)
 		pthread_join(threads[t].pt, NULL);
 	ms = now_ms() - t0;
+	/* What the ranges still hold goes back, then the counters again: a leak shows. */
+	for (int t = 0; t < nthreads; t++)
+		for (int i = 0; i < threads[t].nr; i++)
+			munmap(threads[t].r[i].addr, threads[t].r[i].npages * PAGE);
+	say_memory_state("at the end, every range unmapped");
 	long_run = nops * (unsigned long)nthreads >= 1600;
 	for (int t = 0; t < nthreads; t++) {
 		struct thread *th = &threads[t];

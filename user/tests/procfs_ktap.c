@@ -958,10 +958,13 @@ static void hpage_pmd_size(void)
 		     "defer+madvise\n", "always defer [defer+madvise] madvise never\n", "madvise");
 	kept_setting(THP "/shmem_enabled", "always within_size advise [never] deny force\n",
 		     "advise", "always within_size [advise] never deny force\n", "never");
-	/* No huge zero page: 0, and 1 is refused. */
-	CHECK(reads(THP "/use_zero_page", "0\n"));
-	CHECK(put(THP "/use_zero_page", "1") == -EINVAL);
+	/* The huge zero page: on by default, as Linux; 0 or 1, nothing else. */
+	CHECK(reads(THP "/use_zero_page", "1\n"));
+	CHECK(put(THP "/use_zero_page", "2") == -EINVAL);
 	CHECK(put(THP "/use_zero_page", "0") == 1);
+	CHECK(reads(THP "/use_zero_page", "0\n"));
+	CHECK(put(THP "/use_zero_page", "1\n") == 2);
+	CHECK(reads(THP "/use_zero_page", "1\n"));
 	/* khugepaged's numbers: Linux's defaults and ranges. */
 	CHECK(reads(THP "/khugepaged/max_ptes_none", "511\n"));
 	CHECK(reads(THP "/khugepaged/pages_to_scan", "4096\n"));
