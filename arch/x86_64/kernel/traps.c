@@ -203,6 +203,17 @@ static int do_user_page_fault(struct pt_regs *regs, u64 cr2)
 		force_sig_fault(SIGBUS, BUS_ADRERR, cr2, "access beyond the end of a mapped file");
 		err = 0;			/* handled: the signal is on its way */
 	}
+	if (err == -ENOMEM && user_mode(regs)) {
+		/*
+		 * No memory for the page (or its page table). Linux's OOM
+		 * killer would pick a victim and the fault would run again;
+		 * Quire has none: the faulting process goes, and says why
+		 * (not a SIGSEGV for an address that is mapped).
+		 */
+		note_user_trap(regs, cr2);
+		force_sig_fault(SIGKILL, SI_KERNEL, cr2, "out of memory at a page fault");
+		err = 0;
+	}
 	if (err == -EHWPOISON && user_mode(regs)) {	/* a page lost to a memory error */
 		note_user_trap(regs, cr2);
 		force_sig_mceerr(BUS_MCEERR_AR, cr2, PAGE_SHIFT,
