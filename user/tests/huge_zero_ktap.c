@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include <sys/wait.h>
 #include "ktap.h"
 #include "mm_verify.h"
+#include "proc_files.h"
 
 #define PAGE	4096UL
 #define SZ_2M	(2UL << 20)
@@ -45,38 +47,14 @@ static uint64_t pagemap(const void *addr)
 	return e;
 }
 
-static long vmstat(const char *name)
-{
-	static char buf[1 << 15];
-	size_t len = strlen(name);
-	int fd = open("/proc/vmstat", O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (!strncmp(l, name, len) && l[len] == ' ')
-			return atol(l + len + 1);
-	return -1;
-}
-
 /* The smaps field (kB) of the VMA starting at addr, or -1. */
 static long smaps_kb(const void *addr, const char *field)
 {
 	static char buf[1 << 16];
 	char head[32], *b, *l, *next;
-	int fd = open("/proc/self/smaps", O_RDONLY);
-	ssize_t n, len = 0;
 
-	if (fd < 0)
+	if (slurp("/proc/self/smaps", buf, sizeof(buf)) <= 0)
 		return -1;
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += n;
-	close(fd);
-	buf[len] = '\0';
 	snprintf(head, sizeof(head), "%08lx-", (unsigned long)(uintptr_t)addr);
 	b = strstr(buf, head);
 	if (!b)
@@ -86,19 +64,11 @@ static long smaps_kb(const void *addr, const char *field)
 	return l && (!next || l < next) ? atol(l + strlen(field)) : -1;
 }
 
-static int put(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n = fd >= 0 ? write(fd, s, strlen(s)) : -1;
-	int err = n < 0 ? -errno : 0;
-
-	if (fd >= 0)
-		close(fd);
-	return err;
-}
-
-/* An anonymous private 2 MiB block, 2 MiB-aligned, MADV_HUGEPAGE; the whole mapping in *map. */
-static char *huge_block(char **map)
+/*
+ * An anonymous private 2 MiB block, 2 MiB-aligned, MADV_HUGEPAGE (the
+ * mapping in *map), its first byte read when read: NULL if any step failed.
+ */
+static char *huge_block(char **map, bool read)
 {
 	char *p = mmap(NULL, 2 * SZ_2M, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		       -1, 0);
@@ -110,7 +80,11 @@ static char *huge_block(char **map)
 	munmap(p, (size_t)(a - p));
 	munmap(a + SZ_2M, (size_t)(p + 2 * SZ_2M - (a + SZ_2M)));
 	*map = a;
-	return madvise(a, SZ_2M, MADV_HUGEPAGE) ? NULL : a;
+	if (madvise(a, SZ_2M, MADV_HUGEPAGE))
+		return NULL;
+	if (read)
+		(void)*(volatile char *)a;
+	return a;
 }
 
 /* Every byte of [p, p + len) is zero. */
@@ -135,7 +109,7 @@ static int maps_huge_zero(const char *p)
 static void case_read_maps_it(void)
 {
 	long allocs = vmstat("thp_zero_page_alloc");
-	char *map = NULL, *p = huge_block(&map), *q, *map2 = NULL;
+	char *map = NULL, *p = huge_block(&map, false), *q, *map2 = NULL;
 	volatile char c;
 
 	CHECK(p != NULL);
@@ -147,7 +121,7 @@ static void case_read_maps_it(void)
 	CHECK(all_zero(p, SZ_2M));
 	CHECK(smaps_kb(map, "Rss:") == 0 && smaps_kb(map, "AnonHugePages:") == 0);
 	/* A second block maps the same frames; the page was made once in all. */
-	q = huge_block(&map2);
+	q = huge_block(&map2, false);
 	CHECK(q != NULL);
 	if (q) {
 		c = q[0];
@@ -165,14 +139,11 @@ out:
 static void case_write_splits(void)
 {
 	long splits = vmstat("thp_split_pmd");
-	char *map = NULL, *p = huge_block(&map);
-	volatile char c;
+	char *map = NULL, *p = huge_block(&map, true);
 
 	CHECK(p != NULL);
 	if (!p)
 		goto out;
-	c = p[0];
-	(void)c;
 	CHECK(maps_huge_zero(p));
 	p[7 * PAGE + 3] = 42;
 	CHECK(vmstat("thp_split_pmd") == splits + 1);
@@ -192,16 +163,13 @@ out:
 /* fork shares it; a write on either side is seen on that side only. */
 static void case_fork(void)
 {
-	char *map = NULL, *p = huge_block(&map);
-	volatile char c;
+	char *map = NULL, *p = huge_block(&map, true);
 	int status = -1;
 	pid_t pid;
 
 	CHECK(p != NULL);
 	if (!p)
 		goto out;
-	c = p[0];
-	(void)c;
 	pid = fork();
 	if (pid == 0) {
 		int ok = maps_huge_zero(p) && all_zero(p, SZ_2M);
@@ -224,14 +192,12 @@ out:
 /* mprotect keeps it read-only and mapped; DONTNEED of part of it leaves zeroes. */
 static void case_mprotect_and_dontneed(void)
 {
-	char *map = NULL, *p = huge_block(&map);
+	char *map = NULL, *p = huge_block(&map, true);
 	volatile char c;
 
 	CHECK(p != NULL);
 	if (!p)
 		goto out;
-	c = p[0];
-	(void)c;
 	CHECK(mprotect(p, SZ_2M, PROT_READ) == 0 && maps_huge_zero(p));
 	CHECK(mprotect(p, SZ_2M, PROT_READ | PROT_WRITE) == 0 && maps_huge_zero(p));
 	p[PAGE] = 5;			/* writable again: by a copy of one page */
@@ -240,10 +206,11 @@ static void case_mprotect_and_dontneed(void)
 	CHECK(p[PAGE] == 5 && all_zero(p + SZ_2M / 2, SZ_2M / 2));
 	munmap(map, SZ_2M);
 	/* Zapped whole: a second block read and then unmapped at once. */
-	p = huge_block(&map);
+	p = huge_block(&map, false);
 	CHECK(p != NULL);
 	if (p) {
 		c = p[SZ_2M - 1];
+		(void)c;
 		CHECK(maps_huge_zero(p) && madvise(p, SZ_2M, MADV_DONTNEED) == 0);
 		CHECK(!(pagemap(p) & PM_PRESENT));
 		munmap(map, SZ_2M);
@@ -256,17 +223,14 @@ out:
 /* move_pages: -EFAULT for its pages, as Linux for both zero pages; nothing moves. */
 static void case_move_pages(void)
 {
-	char *map = NULL, *p = huge_block(&map);
+	char *map = NULL, *p = huge_block(&map, true);
 	void *pages[2];
 	int nodes[2] = { 1, 1 }, status[2] = { 99, 99 };
-	volatile char c;
 	long r;
 
 	CHECK(p != NULL);
 	if (!p)
 		goto out;
-	c = p[0];
-	(void)c;
 	pages[0] = p;
 	pages[1] = p + 9 * PAGE;
 	r = syscall(SYS_move_pages, 0, 2, pages, NULL, status, 0);
@@ -285,19 +249,16 @@ out:
 static void case_switch_off(void)
 {
 	char *map = NULL, *p;
-	volatile char c;
 
-	CHECK(put(THP "/use_zero_page", "0") == 0);
-	p = huge_block(&map);
+	CHECK(put(THP "/use_zero_page", "0") == 1);
+	p = huge_block(&map, true);
 	CHECK(p != NULL);
 	if (p) {
-		c = p[0];
-		(void)c;
 		CHECK((pagemap(p) & PM_PRESENT) && !(pagemap(p) & PM_FILE));
 		CHECK(!(pagemap(p + PAGE) & PM_PRESENT));
 		munmap(map, SZ_2M);
 	}
-	CHECK(put(THP "/use_zero_page", "1") == 0);
+	CHECK(put(THP "/use_zero_page", "1") == 1);
 	CHECK(read_mm_verify() == 0);
 	ktap_report("use_zero_page_0_maps_small_zero_page", NULL);
 }
@@ -305,7 +266,7 @@ static void case_switch_off(void)
 int main(void)
 {
 	ktap_begin("huge_zero", 6);
-	if (put(THP "/enabled", "madvise") != 0)
+	if (put(THP "/enabled", "madvise") < 0)
 		printf("    # could not set THP enabled=madvise\n");
 	case_read_maps_it();
 	case_write_splits();
