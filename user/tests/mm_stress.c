@@ -114,6 +114,8 @@ struct range {
 	unsigned char *prot;		/* each page's PROT_* */
 };
 
+#define TRACE_KEPT	8
+
 struct thread {
 	int idx;
 	pthread_t pt;
@@ -132,6 +134,7 @@ struct thread {
 	unsigned long forks, child_checked;
 	int bursts;			/* bursts of racing faults done */
 	int reports;
+	char trace[TRACE_KEPT][120];	/* the last operations, for a failure's details */
 };
 
 static unsigned long seed = 1, nops = 2000, verify_every = 500;
@@ -217,12 +220,47 @@ static void say_memory_state(const char *when)
 	say("%d VMAs\n", vmas);
 }
 
+/* The lines of /proc/self/maps within 8 MiB of addr (a failure's details). */
+static void say_maps_near(const void *addr)
+{
+	static char buf[1 << 16];
+	int fd = open("/proc/self/maps", O_RDONLY);
+	ssize_t n, len = 0;
+	unsigned long a = (unsigned long)(uintptr_t)addr;
+
+	while (fd >= 0 && (n = read(fd, buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+		len += n;
+	if (fd >= 0)
+		close(fd);
+	buf[len] = '\0';
+	for (char *l = buf, *end; l && *l; l = end ? end + 1 : NULL) {
+		unsigned long lo = strtoul(l, NULL, 16), hi = strtoul(strchr(l, '-') + 1, NULL, 16);
+
+		end = strchr(l, '\n');
+		if (end)
+			*end = '\0';
+		if (hi + (8UL << 20) > a && lo < a + (8UL << 20))
+			say("    # mm_stress:   %s\n", l);
+	}
+}
+
 /* -v: what each operation does, with the addresses. */
 #define TRACE(th, fmt, ...)							\
 	do {									\
 		if (verbose)							\
 			say("# t%d op %lu: " fmt "\n", (th)->idx, (th)->op, ##__VA_ARGS__); \
+		snprintf((th)->trace[(th)->op % TRACE_KEPT], sizeof((th)->trace[0]),	\
+			 "op %lu: " fmt, (th)->op, ##__VA_ARGS__);		\
 	} while (0)
+
+/* Every thread's last operations (a failure's details; racy reads of other threads' rings). */
+static void say_traces(void)
+{
+	for (int t = 0; t < nthreads; t++)
+		for (int k = 0; k < TRACE_KEPT; k++)
+			if (threads[t].trace[k][0])
+				say("    # mm_stress:   t%d %.120s\n", t, threads[t].trace[k]);
+}
 
 /* ---- the op stream: a generator per (seed, thread, op) ---- */
 
@@ -618,7 +656,14 @@ static void op_mremap(struct thread *th, struct rng *rg, int n, enum op op)
 		    !(r->maybe_split && errno == EFAULT))	/* several VMAs */
 			FAIL(th, bad_private, "mremap %s of %p, %lu -> %lu pages, flags %#x: %s",
 			     op_name[op], (void *)r->addr, old, want, flags, strerror(errno));
-		if (to)
+		/*
+		 * Our reservation at to: MREMAP_FIXED unmaps it before it looks
+		 * at the old range (Linux's order too), so after any error but
+		 * the argument checks' EINVAL it is gone already, and another
+		 * thread may have mapped that space since: not ours to unmap.
+		 * (Unmapping it anyway took a burst's fresh block away.)
+		 */
+		if (to && errno == EINVAL)
 			munmap(to, old * PAGE);
 		return;
 	}
@@ -941,8 +986,13 @@ static void burst_point(struct thread *th)
 			burst[b] = map_aligned(THP_PAGES * PAGE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0, true);
 			if (burst[b] == MAP_FAILED ||
 			    madvise(burst[b], THP_PAGES * PAGE, b >= BURST_THP ? MADV_NOHUGEPAGE : MADV_HUGEPAGE)) {
-				FAIL(th, bad_race, "cannot map a block for a burst: %s", strerror(errno));
+				FAIL(th, bad_race, "cannot map a block for a burst (%s at %p): %s",
+				     burst[b] == MAP_FAILED ? "mmap" : "madvise", (void *)burst[b],
+				     strerror(errno));
 				say_memory_state("after the failed mmap");
+				if (burst[b] != MAP_FAILED)
+					say_maps_near(burst[b]);
+				say_traces();
 				exit(1);
 			}
 		}
