@@ -970,6 +970,35 @@ static void op_madvise(struct tmm *t, int advice)
 static unsigned long find_pmd_mapping(struct tmm *t);
 
 /*
+ * A 2 MiB block inside one VMA of t that holds at least one PTE-mapped
+ * page (what MADV_COLLAPSE can gather), each such block equally likely;
+ * 0 if there is none. Its VMA in *vp.
+ */
+static unsigned long find_collapsible_block(struct tmm *t, struct vm_area_struct **vp)
+{
+	unsigned long found = 0, n = 0;
+	struct vm_area_struct *v;
+
+	list_for_each_entry(v, &t->mm->vmas, vm_list)
+		for (unsigned long a = ALIGN_UP(v->vm_start, PMD_SIZE); a + PMD_SIZE <= v->vm_end;
+		     a += PMD_SIZE)
+			for (unsigned long p = a; p < a + PMD_SIZE; p += PAGE_SIZE) {
+				enum mmr_kind k = mmr_lookup(t->mm, p).kind;
+
+				if (k == MMR_PMD)
+					break;
+				if (k != MMR_PTE)
+					continue;
+				if (!rnd(++n)) {	/* reservoir sampling */
+					found = a;
+					*vp = v;
+				}
+				break;
+			}
+	return found;
+}
+
+/*
  * MADV_COLLAPSE of one or two 2 MiB blocks of a random VMA: every result
  * Linux allows (0, EINVAL, EAGAIN, ENOMEM); a block it says it collapsed
  * must be PMD-mapped after, and the bytes everywhere must be as before
@@ -977,18 +1006,23 @@ static unsigned long find_pmd_mapping(struct tmm *t);
  */
 static void op_collapse(struct tmm *t)
 {
-	struct vm_area_struct *v = random_vma(t);
+	struct vm_area_struct *v = NULL;
 	unsigned long first, blocks, start, end;
 	bool pmd_ok;
 	int ret;
 
-	if (!v)
-		return;
-	first = ALIGN_UP(v->vm_start, PMD_SIZE);
-	if (first + PMD_SIZE > v->vm_end)
-		return;
-	blocks = (ALIGN_DOWN(v->vm_end, PMD_SIZE) - first) / PMD_SIZE;
-	start = first + rnd(blocks) * PMD_SIZE;
+	/* Mostly a block with pages in it: a random block is mostly empty (EINVAL). */
+	start = chance(75) ? find_collapsible_block(t, &v) : 0;
+	if (!start) {
+		v = random_vma(t);
+		if (!v)
+			return;
+		first = ALIGN_UP(v->vm_start, PMD_SIZE);
+		if (first + PMD_SIZE > v->vm_end)
+			return;
+		blocks = (ALIGN_DOWN(v->vm_end, PMD_SIZE) - first) / PMD_SIZE;
+		start = first + rnd(blocks) * PMD_SIZE;
+	}
 	end = min(start + (1 + rnd(2)) * PMD_SIZE, ALIGN_DOWN(v->vm_end, PMD_SIZE));
 	describe("collapse mm%d [%#lx, %#lx)", t->id, start, end);
 	down_write(&t->mm->mmap_lock);
