@@ -58,10 +58,9 @@ image_meta=linux-image-6.12-cloud-amd64
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # The cases (PROG[,ARG...] a line, maybe "timeout=S" after it; '#'
-# comments): every one, and those that pass on Quire today (the plan job
-# linux-mm-selftests-numa3 runs them).
+# comments): every one; those that pass on Quire today are in
+# tests/lselftests/quire*.txt (write_lists, the plan jobs).
 all_list=$root/tests/lselftests/all.txt
-quire_list=$root/tests/lselftests/quire.txt
 read_cases() {
     sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' "$1" | grep -v '^$' || true
 }
@@ -236,22 +235,27 @@ install_tools() {
 }
 
 # The lists kselftest_run reads (-f): all.list, the cases of this run, and
-# quire.list, those the plan job expects to pass on Quire (each one must be
-# in all.txt, so that it is built).
+# one list per tests/lselftests/quire*.txt (quire.list, quire-mthp.list),
+# the cases a plan job expects to pass on Quire (each one must be in
+# all.txt, so that it is built; a path, /tests/..., is one of Quire's own
+# programs, which the initrd has too).
 write_lists() {
-    local c all
+    local c all txt
     printf '%s\n' "${cases[@]}" >"$bin/all.list"
-    read_cases "$quire_list" >"$bin/quire.list"
-    while read -r c; do
-        c=${c%%[[:space:]]*}
-        mapfile -t all < <(read_cases "$all_list")
-        # Not grep -q: it stops reading at the match, and the SIGPIPE of
-        # specs then fails the pipeline (pipefail) now and then.
-        specs "${all[@]}" | grep -xF -- "$c" >/dev/null ||
-            die "$quire_list: '$c' is not a case of $all_list"
-        [ -n "${LSELFTESTS:-}" ] || continue
-        specs "${cases[@]}" | grep -xF -- "$c" >/dev/null || die "LSELFTESTS leaves out '$c' of $quire_list"
-    done <"$bin/quire.list"
+    mapfile -t all < <(read_cases "$all_list")
+    for txt in "$root"/tests/lselftests/quire*.txt; do
+        read_cases "$txt" >"$bin/$(basename "$txt" .txt).list"
+        while read -r c; do
+            c=${c%%[[:space:]]*}
+            [ "${c#/}" = "$c" ] || continue # /tests/...: Quire's own program, in the initrd
+            # Not grep -q: it stops reading at the match, and the SIGPIPE of
+            # specs then fails the pipeline (pipefail) now and then.
+            specs "${all[@]}" | grep -xF -- "$c" >/dev/null ||
+                die "$txt: '$c' is not a case of $all_list"
+            [ -n "${LSELFTESTS:-}" ] || continue
+            specs "${cases[@]}" | grep -xF -- "$c" >/dev/null || die "LSELFTESTS leaves out '$c' of $txt"
+        done <"$bin/$(basename "$txt" .txt).list"
+    done
 }
 
 build() {

@@ -508,6 +508,12 @@ def plan_coverage(jobs, root=ROOT):
     leaves out, with its reason)."""
     host_targets = {j.target for j in jobs if j.kind == 'host'}
     cmdlines = ' '.join(j.opts.get('cmdline', '') for j in jobs)
+    # A list of Linux selftests a job runs (-f /lselftests/NAME.list, made
+    # from tests/lselftests/NAME.txt) may start Quire's own programs too.
+    for name in re.findall(r'-f /lselftests/([\w-]+)\.list', cmdlines):
+        txt = Path(root, 'tests/lselftests', f'{name}.txt')
+        if txt.exists():
+            cmdlines += ' ' + txt.read_text()
     out = []
     for src in sorted(Path(root, 'tests/host').glob('test_*.c')):
         want = f'build/tests/host/{src.stem}'
@@ -516,7 +522,7 @@ def plan_coverage(jobs, root=ROOT):
     user_srcs = sorted(Path(root, 'user/tests').glob('*.c')) + \
         sorted(Path(root, 'user/dyn').glob('*.c'))
     for src in user_srcs:
-        found = re.search(rf'/tests/{re.escape(src.stem)}(\s|"|$)', cmdlines)
+        found = re.search(rf'/tests/{re.escape(src.stem)}(\s|"|,|$)', cmdlines)
         out.append((str(src.relative_to(root)),
                     '' if found else f'no job starts /tests/{src.stem}'))
     for src in sorted(Path(root, 'tests/diff').glob('*.c')):

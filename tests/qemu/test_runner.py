@@ -485,6 +485,18 @@ class HolesTest(unittest.TestCase):
             o = runner.plan_check_outcome(jobs, d)
             self.assertEqual((o.passed, o.failed), (2, 1))
 
+    def test_plan_coverage_through_a_selftests_list(self):
+        with tempfile.TemporaryDirectory() as d:
+            for f, text in (('user/tests/check.c', ''), ('user/tests/other.c', ''),
+                            ('tests/lselftests/mine.txt', 'gup_longterm\n/tests/check,16,32\n')):
+                Path(d, f).parent.mkdir(parents=True, exist_ok=True)
+                Path(d, f).write_text(text)
+            jobs = runner.parse_plan('l qemu firmware=direct topology=numa3 '
+                                     'cmdline=\'init="/bin/init /tests/r -f /lselftests/mine.list"\'\n')
+            rows = dict(runner.plan_coverage(jobs, d))
+            self.assertEqual(rows['user/tests/check.c'], '')
+            self.assertEqual(rows['user/tests/other.c'], 'no job starts /tests/other')
+
     def test_plan_coverage_of_differential_programs(self):
         with tempfile.TemporaryDirectory() as d:
             for f in ('tests/diff/a.c', 'tests/diff/b.c', 'tests/diff/expected/a.out'):
