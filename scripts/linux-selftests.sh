@@ -240,11 +240,12 @@ install_tools() {
 # all.txt, so that it is built; a path, /tests/..., is one of Quire's own
 # programs, which the initrd has too).
 write_lists() {
-    local c all txt
+    local c all txt list
     printf '%s\n' "${cases[@]}" >"$bin/all.list"
     mapfile -t all < <(read_cases "$all_list")
     for txt in "$root"/tests/lselftests/quire*.txt; do
-        read_cases "$txt" >"$bin/$(basename "$txt" .txt).list"
+        list=$bin/$(basename "$txt" .txt).list
+        read_cases "$txt" >"$list"
         while read -r c; do
             c=${c%%[[:space:]]*}
             [ "${c#/}" = "$c" ] || continue # /tests/...: Quire's own program, in the initrd
@@ -254,7 +255,7 @@ write_lists() {
                 die "$txt: '$c' is not a case of $all_list"
             [ -n "${LSELFTESTS:-}" ] || continue
             specs "${cases[@]}" | grep -xF -- "$c" >/dev/null || die "LSELFTESTS leaves out '$c' of $txt"
-        done <"$bin/$(basename "$txt" .txt).list"
+        done <"$list"
     done
 }
 

@@ -969,10 +969,24 @@ static void op_madvise(struct tmm *t, int advice)
 
 static unsigned long find_pmd_mapping(struct tmm *t);
 
+/* Some page of the 2 MiB block at addr is mapped by a PTE (what MADV_COLLAPSE can gather). */
+static bool block_has_pte_page(struct tmm *t, unsigned long addr)
+{
+	for (unsigned long p = addr; p < addr + PMD_SIZE; p += PAGE_SIZE) {
+		enum mmr_kind k = mmr_lookup(t->mm, p).kind;
+
+		if (k == MMR_PTE)
+			return true;
+		if (k == MMR_PMD)
+			return false;
+	}
+	return false;
+}
+
 /*
- * A 2 MiB block inside one VMA of t that holds at least one PTE-mapped
- * page (what MADV_COLLAPSE can gather), each such block equally likely;
- * 0 if there is none. Its VMA in *vp.
+ * A 2 MiB block inside one VMA of t that block_has_pte_page(), each such
+ * block equally likely (reservoir sampling); 0 if there is none. Its VMA
+ * in *vp.
  */
 static unsigned long find_collapsible_block(struct tmm *t, struct vm_area_struct **vp)
 {
@@ -982,18 +996,9 @@ static unsigned long find_collapsible_block(struct tmm *t, struct vm_area_struct
 	list_for_each_entry(v, &t->mm->vmas, vm_list)
 		for (unsigned long a = ALIGN_UP(v->vm_start, PMD_SIZE); a + PMD_SIZE <= v->vm_end;
 		     a += PMD_SIZE)
-			for (unsigned long p = a; p < a + PMD_SIZE; p += PAGE_SIZE) {
-				enum mmr_kind k = mmr_lookup(t->mm, p).kind;
-
-				if (k == MMR_PMD)
-					break;
-				if (k != MMR_PTE)
-					continue;
-				if (!rnd(++n)) {	/* reservoir sampling */
-					found = a;
-					*vp = v;
-				}
-				break;
+			if (block_has_pte_page(t, a) && !rnd(++n)) {
+				found = a;
+				*vp = v;
 			}
 	return found;
 }

@@ -512,8 +512,8 @@ def plan_coverage(jobs, root=ROOT):
     # from tests/lselftests/NAME.txt) may start Quire's own programs too.
     for name in re.findall(r'-f /lselftests/([\w-]+)\.list', cmdlines):
         txt = Path(root, 'tests/lselftests', f'{name}.txt')
-        if txt.exists():
-            cmdlines += ' ' + txt.read_text()
+        if txt.exists():   # its lines without their '#' comments
+            cmdlines += ' ' + ' '.join(l.split('#')[0] for l in txt.read_text().splitlines())
     out = []
     for src in sorted(Path(root, 'tests/host').glob('test_*.c')):
         want = f'build/tests/host/{src.stem}'

@@ -305,14 +305,6 @@ static long anon_huge_kb(const void *addr)
 	return -1;
 }
 
-static long nr_anon(unsigned long kb)
-{
-	char path[128], buf[32];
-
-	snprintf(path, sizeof(path), THP "/hugepages-%lukB/stats/nr_anon", kb);
-	return slurp(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
-}
-
 static long split_write(const char *fmt, ...)
 {
 	char buf[256];
@@ -375,16 +367,16 @@ static void split_huge_pages(void)
 	CHECK(anon_huge_kb(p) == 3 * 2048);
 	CHECK(vmstat("thp_split_page") == splits + 1);
 	/* The second to order 4: 32 folios of 64 KiB (their own counter). */
-	n64 = nr_anon(64);
+	n64 = mthp_stat(64, "nr_anon");
 	CHECK(split_write("%d,0x%lx,0x%lx,4", getpid(), (unsigned long)p + PMD,
 			  (unsigned long)p + 2 * PMD) > 0);
 	CHECK(anon_huge_kb(p) == 2 * 2048);
-	CHECK(nr_anon(64) == n64 + 32);
+	CHECK(mthp_stat(64, "nr_anon") == n64 + 32);
 	/* The rest. */
 	CHECK(split_write("%d,0x%lx,0x%lx,0", getpid(), (unsigned long)p,
 			  (unsigned long)p + 4 * PMD) > 0);
 	CHECK(anon_huge_kb(p) == 0);
-	CHECK(nr_anon(64) == n64);		/* the 64 KiB folios went to order 0 too */
+	CHECK(mthp_stat(64, "nr_anon") == n64);		/* the 64 KiB folios went to order 0 too */
 	CHECK(vmstat("thp_split_page") == splits + 4);
 	CHECK(pattern_ok(p));
 	munmap(raw, 5 * PMD);

@@ -12,22 +12,7 @@
  *
  * Works the same on Linux 6.12 (the stats files are Linux's).
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include "proc_files.h"
-
-#define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
-
-/* The anon_fault_alloc count of size_kb's folios, or -1 if there is no such size. */
-static long fault_allocs(long size_kb)
-{
-	char path[128], buf[64];
-
-	snprintf(path, sizeof(path), THP_SYSFS "/hugepages-%ldkB/stats/anon_fault_alloc", size_kb);
-	if (slurp(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return strtol(buf, NULL, 10);
-}
 
 int main(int argc, char **argv)
 {
@@ -38,13 +23,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (long kb = 16; kb <= 2048; kb *= 2) {
-		long n = fault_allocs(kb);
+		long n = mthp_stat(kb, "anon_fault_alloc");
 
 		if (n >= 0)
 			printf("hugepages-%ldkB anon_fault_alloc %ld\n", kb, n);
 	}
 	for (int i = 1; i < argc; i++) {
-		long kb = strtol(argv[i], NULL, 10), n = fault_allocs(kb);
+		long kb = strtol(argv[i], NULL, 10), n = mthp_stat(kb, "anon_fault_alloc");
 
 		if (n <= 0) {
 			printf("not ok: no %ld kB folio came from a fault (%s)\n", kb,

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,6 +60,16 @@ static inline long named_value(const char *path, const char *name, char sep)
 static inline long vmstat(const char *name)
 {
 	return named_value("/proc/vmstat", name, ' ');
+}
+
+/* A per-size THP counter (/sys/kernel/mm/transparent_hugepage/hugepages-<kb>kB/stats/<name>), or -1. */
+static inline long mthp_stat(unsigned long kb, const char *name)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%lukB/stats/%s",
+		 kb, name);
+	return slurp(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
 }
 
 /* A list of ids as sysfs prints them, "0-2" or "0,2", into a mask. */

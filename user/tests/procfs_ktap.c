@@ -378,15 +378,6 @@ static void thp_store_bytes(void)
 	ktap_report("thp_store_bytes", NULL);
 }
 
-/* A per-size counter (…/hugepages-<kb>kB/stats/<name>), or -1. */
-static long mthp_stat(unsigned long kb, const char *name)
-{
-	char path[128], buf[64];
-
-	snprintf(path, sizeof(path), THP "/hugepages-%lukB/stats/%s", kb, name);
-	return slurp(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
-}
-
 /* addr rounded up to a multiple of align (a power of two). */
 static char *align_up(void *addr, unsigned long align)
 {
