@@ -142,6 +142,22 @@ static void clear_refs_pmd(struct mmu_walk *w, unsigned long addr, unsigned long
 	(void)end;
 }
 
+/*
+ * A PMD migration entry (its PMD lock held): soft-dirty is cleared, as a
+ * PTE migration entry's is (Linux's clear_soft_dirty_pmd). Not present:
+ * no MMU writes it meanwhile, and no translation to flush.
+ */
+static void clear_refs_swap_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end,
+				pte_t pmd)
+{
+	struct clear_refs_walk *cw = container_of(w, struct clear_refs_walk, w);
+
+	if (cw->type == CLEAR_REFS_SOFT_DIRTY && pmd_swp_soft_dirty(pmd))
+		set_pmd(w->slot, pmd_swp_clear_soft_dirty(pmd));
+	(void)addr;
+	(void)end;
+}
+
 /* Which VMAs a type touches (Linux's clear_refs_test_walk). */
 static bool clear_refs_wants(enum clear_refs_type type, struct vm_area_struct *v)
 {
@@ -155,7 +171,7 @@ static bool clear_refs_wants(enum clear_refs_type type, struct vm_area_struct *v
 int clear_refs(struct mm_struct *mm, enum clear_refs_type type)
 {
 	struct clear_refs_walk cw = {
-		.w = { .pte = clear_refs_pte, .pmd = clear_refs_pmd },
+		.w = { .pte = clear_refs_pte, .pmd = clear_refs_pmd, .swap_pmd = clear_refs_swap_pmd },
 		.type = type, .lo = ~0UL, .hi = 0,
 	};
 	bool soft_dirty = type == CLEAR_REFS_SOFT_DIRTY;

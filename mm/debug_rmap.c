@@ -335,6 +335,26 @@ static void check_swap_entry(struct mm_struct *mm, unsigned long addr, pte_t ent
 }
 
 /*
+ * A PMD migration entry: names the first page of a THP (an anonymous
+ * PMD-order folio), locked by its migration (invariant 5).
+ */
+static void check_pmd_migration_entry(struct mm_struct *mm, unsigned long addr, pte_t pmd)
+{
+	swp_entry_t e = pmd_to_swp_entry(pmd);
+	unsigned long pfn = swp_offset_pfn(e);
+	struct folio *folio;
+
+	check_swap_entry(mm, addr, pmd, e);
+	if (!is_migration_entry(e) || !pfn_valid(pfn))
+		return;
+	folio = page_folio(pfn_to_page(pfn));
+	if (folio_pfn(folio) != pfn || folio_order(folio) != HPAGE_PMD_ORDER ||
+	    !folio_test_anon(folio))
+		folio_problem(folio, "mm %p: at %#lx a PMD migration entry for pfn %#lx, which is "
+			      "not the first page of an anonymous THP", mm, addr, pfn);
+}
+
+/*
  * Every entry of mm (invariants 4, 6 and 7 from the page-table side);
  * with_folios: also the folio side of each folio met, once per run.
  */
@@ -353,11 +373,21 @@ static int verify_mm_entries(struct mm_struct *mm, bool with_folios)
 				addr = next;
 				continue;
 			}
-			if (pmd_leaf(*pmd)) {
+			if (pmd_leaf_or_migration(*pmd)) {
 				if (!IS_ALIGNED(addr, PMD_SIZE) || next != addr + PMD_SIZE)
 					folio_problem(NULL, "mm %p: a PMD mapping at %#lx crosses VMA "
 						      "[%#lx, %#lx)", mm, addr, vma->vm_start, vma->vm_end);
-				check_entry(vma, ALIGN_DOWN(addr, PMD_SIZE), *pmd, true);
+				if (is_swap_pmd(*pmd))
+					check_pmd_migration_entry(mm, ALIGN_DOWN(addr, PMD_SIZE), *pmd);
+				else
+					check_entry(vma, ALIGN_DOWN(addr, PMD_SIZE), *pmd, true);
+				addr = next;
+				continue;
+			}
+			if (!pmd_is_table(*pmd)) {
+				folio_problem(NULL, "mm %p: at %#lx a PMD entry %#llx that is no table, no "
+					      "2 MiB mapping and no migration entry", mm, addr,
+					      (unsigned long long)*pmd);
 				addr = next;
 				continue;
 			}

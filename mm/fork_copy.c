@@ -63,26 +63,36 @@ static int copy_present_page(struct vm_area_struct *dst_vma, pte_t *dst, pte_t s
  * or exclusive entry becomes a plain read-only one on both sides: the page
  * is shared from now on, and the first write copies it, as after any fork.
  */
-static void copy_migration_entry(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
-				 pte_t *dst, pte_t *src, pte_t entry, unsigned long addr)
+/*
+ * The entry both sides keep: in a private mapping a writable or exclusive
+ * migration entry becomes a plain readable one (the same at either level:
+ * a PMD's entry has the PTE format).
+ */
+static pte_t forked_migration_entry(struct vm_area_struct *src_vma, pte_t entry)
 {
-	swp_entry_t e = pte_to_swp_entry(entry);
+	swp_entry_t e = pte_to_swp_entry(entry), r;
 
-	if (!(src_vma->vm_flags & VM_SHARED) &&
-	    (is_writable_migration_entry(e) || is_readable_exclusive_migration_entry(e))) {
-		swp_entry_t r = make_readable_migration_entry(swp_offset_pfn(e));
+	if ((src_vma->vm_flags & VM_SHARED) ||
+	    !(is_writable_migration_entry(e) || is_readable_exclusive_migration_entry(e)))
+		return entry;
+	r = make_readable_migration_entry(swp_offset_pfn(e));
+	if (is_migration_entry_young(e))
+		r = make_migration_entry_young(r);
+	if (is_migration_entry_dirty(e))
+		r = make_migration_entry_dirty(r);
+	return pte_swp_soft_dirty(entry) ? pte_swp_mksoft_dirty(swp_entry_to_pte(r)) :
+					   swp_entry_to_pte(r);
+}
 
-		if (is_migration_entry_young(e))
-			r = make_migration_entry_young(r);
-		if (is_migration_entry_dirty(e))
-			r = make_migration_entry_dirty(r);
-		entry = pte_swp_soft_dirty(entry) ? pte_swp_mksoft_dirty(swp_entry_to_pte(r)) :
-						    swp_entry_to_pte(r);
-		set_pte(src, entry);
-	}
-	set_pte(dst, entry);
+static void copy_migration_entry(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+				 pte_t *dst, pte_t *src, pte_t entry)
+{
+	pte_t kept = forked_migration_entry(src_vma, entry);
+
+	if (kept != entry)
+		set_pte(src, kept);
+	set_pte(dst, kept);
 	atomic_long_inc(&dst_vma->vm_mm->rss);
-	(void)addr;
 }
 
 /* Copy the PTEs of [addr, end) (one page table; both PTE tables' locks held). */
@@ -110,7 +120,7 @@ static int copy_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_
 		}
 		if (!pte_has_page(entry)) {
 			if (is_migration_pte(entry))
-				copy_migration_entry(dst_vma, src_vma, dst, src, entry, addr);
+				copy_migration_entry(dst_vma, src_vma, dst, src, entry);
 			else if (is_swap_pte(entry))
 				set_pte(dst, entry);	/* a hwpoison entry: the child's access is SIGBUS too */
 			src++, dst++, addr += PAGE_SIZE;
@@ -207,7 +217,28 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 	return err;
 }
 
-/* One PMD mapping: shared with the child, or split (then the caller copies the PTEs). */
+/*
+ * A THP being migrated: the child gets the PMD migration entry too (and a
+ * deposited table, rss for its 512 pages); the restore maps the new
+ * folio in both. Both PMD locks held.
+ */
+static void copy_pmd_migration_entry(struct vm_area_struct *dst_vma,
+				     struct vm_area_struct *src_vma, pte_t *dst_pmd, pte_t *src_pmd,
+				     struct page *table)
+{
+	pte_t entry = pmdp_get(src_pmd), kept = forked_migration_entry(src_vma, entry);
+
+	if (kept != entry)
+		set_pmd(src_pmd, kept);
+	set_pmd(dst_pmd, kept);
+	pgtable_deposit(dst_vma->vm_mm, dst_pmd, table);
+	atomic_long_add(HPAGE_PMD_NR, &dst_vma->vm_mm->rss);
+}
+
+/*
+ * One PMD mapping (or PMD migration entry): shared with the child, or
+ * split (then the caller copies the PTEs).
+ */
 static int copy_pmd_leaf(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 			 pte_t *dst_pmd, pte_t *src_pmd, unsigned long addr)
 {
@@ -219,8 +250,12 @@ static int copy_pmd_leaf(struct vm_area_struct *dst_vma, struct vm_area_struct *
 		return -ENOMEM;
 	src_ptl = pmd_lock(src_vma->vm_mm, src_pmd);
 	dst_ptl = pmd_lock(dst_vma->vm_mm, dst_pmd);
-	if (pmd_leaf(*src_pmd))
+	if (is_pmd_migration_entry(*src_pmd)) {
+		copy_pmd_migration_entry(dst_vma, src_vma, dst_pmd, src_pmd, table);
+		shared = true;
+	} else if (pmd_leaf(*src_pmd)) {
 		shared = copy_huge_pmd(dst_vma, src_vma, dst_pmd, src_pmd, addr, table);
+	}
 	spin_unlock(dst_ptl);
 	spin_unlock(src_ptl);
 	if (!shared)
@@ -269,10 +304,10 @@ static int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct
 			err = -ENOMEM;	/* (not a return: the sequence and the notifier end below) */
 			break;
 		}
-		if (pmd_leaf(READ_ONCE(*src_pmd)))
+		if (pmd_leaf_or_migration(READ_ONCE(*src_pmd)))
 			err = copy_pmd_leaf(dst_vma, src_vma, dst_pmd, src_pmd, addr);
 		/* A table here, or the PMD split instead of copied: copy by PTE. */
-		if (!err && READ_ONCE(*src_pmd) && !pmd_leaf(READ_ONCE(*src_pmd)))
+		if (!err && pmd_is_table(READ_ONCE(*src_pmd)))
 			err = copy_pte_range(dst_vma, src_vma, dst_pmd, src_pmd, addr, next);
 	}
 	if (cow) {

@@ -19,6 +19,7 @@
 #include <quire/mm.h>
 #include <quire/mm_internal.h>
 #include <quire/rmap.h>
+#include <quire/swapops.h>
 #include <quire/migrate.h>
 #include <quire/huge_mm.h>
 #include <quire/numa.h>
@@ -392,6 +393,8 @@ static unsigned long follow_page_mask(struct vm_area_struct *vma, unsigned long 
 	*fault_flags = (flags & FOLL_WRITE) ? FAULT_FLAG_WRITE : 0;
 	if (!pmd || !READ_ONCE(*pmd))
 		return 0;
+	if (is_swap_pmd(READ_ONCE(*pmd)))
+		return 0;	/* a THP being migrated: the fault waits for it (as Linux's no_page_table) */
 	/* To the end of this page table (or PMD), end or the VMA; one page with gup_batch=0. */
 	max = gup_batching ? (min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, limit) - addr) >> PAGE_SHIFT
 			   : 1;
@@ -829,8 +832,8 @@ static unsigned long gup_fast(struct mm_struct *mm, unsigned long start, unsigne
 		pte_t *pmdp = pmd_lookup(mm->pgd, addr, false);
 		pte_t pmdval = pmdp ? READ_ONCE(*pmdp) : 0;
 
-		if (!pmdval)
-			break;
+		if (!pmdval || is_swap_pmd(pmdval))
+			break;	/* nothing, or a THP being migrated: the slow path */
 		if (gup_fast_hook)
 			gup_fast_hook(addr);
 		if (pmd_leaf(pmdval))

@@ -14,6 +14,8 @@
 #include <quire/mempolicy.h>
 #include <quire/huge_mm.h>
 #include <quire/rmap.h>
+#include <quire/swapops.h>
+#include <quire/migrate.h>
 #include <quire/mmap.h>
 #include <quire/mmu_notifier.h>
 #include <quire/mm.h>
@@ -267,9 +269,17 @@ bool copy_huge_pmd(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vm
 
 struct folio *zap_huge_pmd(struct vm_area_struct *vma, pte_t *pmd, struct page **table)
 {
-	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
+	struct folio *folio;
 
 	lockdep_assert_held(pmd_lockptr(vma->vm_mm, pmd));
+	if (is_pmd_migration_entry(*pmd)) {
+		/* No mapping, no reference to drop (the migration took them); rss counts it. */
+		pmd_clear(pmd);
+		atomic_long_sub(HPAGE_PMD_NR, &vma->vm_mm->rss);
+		*table = pgtable_withdraw(vma->vm_mm, pmd);
+		return NULL;
+	}
+	folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
 	if (is_huge_zero_pmd(*pmd)) {
 		pmdp_huge_get_and_clear(vma->vm_mm, 0, pmd);
 		*table = pgtable_withdraw(vma->vm_mm, pmd);
@@ -298,22 +308,45 @@ static void split_huge_zero_pmd(struct vm_area_struct *vma, pte_t *pmd, struct p
 	count_thp_event(THP_SPLIT_PMD);
 }
 
+/*
+ * A PMD migration entry becomes 512 PTE migration entries of the same kind
+ * (as Linux's __split_huge_pmd_locked): the restore then finds them by PTE.
+ * Nothing else changes: the entries hold no reference and no mapcount.
+ */
+static void split_pmd_migration_entry(pte_t *pmd, struct page *table)
+{
+	pte_t old = pmdp_get(pmd), *ptes = page_address(table);
+
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+		set_pte(ptes + i, pmd_migration_entry_pte(old, i));
+	pmd_populate(pmd, page_to_phys(table));
+	count_thp_event(THP_SPLIT_PMD);
+}
+
 void __split_huge_pmd_locked(struct vm_area_struct *vma, pte_t *pmd, unsigned long haddr)
 {
 	struct mm_struct *mm = vma->vm_mm;
-	struct folio *folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
-	struct page *page = folio_page(folio, 0);
 	struct page *table = pgtable_withdraw(mm, pmd);
-	pte_t entry = pmd_pte(pmdp_get(pmd));
+	struct folio *folio;
+	struct page *page;
+	pte_t entry;
 	pte_t *ptes;
 
+	lockdep_assert_held(pmd_lockptr(mm, pmd));
 	if (!table)
 		panic("__split_huge_pmd_locked: no page table deposited for the PMD at %#lx",
 		      haddr);
+	if (is_pmd_migration_entry(pmdp_get(pmd))) {
+		split_pmd_migration_entry(pmd, table);
+		return;
+	}
 	if (is_huge_zero_pmd(pmdp_get(pmd))) {
 		split_huge_zero_pmd(vma, pmd, table);
 		return;
 	}
+	folio = page_folio(pfn_to_page(pmd_pfn(*pmd)));
+	page = folio_page(folio, 0);
+	entry = pmd_pte(pmdp_get(pmd));
 	/*
 	 * The leaf stays mapped until the table replaces it below, and the MMU
 	 * may set its D bit meanwhile (a thread writing through it): a
@@ -356,11 +389,11 @@ void split_huge_pmd(struct vm_area_struct *vma, unsigned long addr)
 
 	struct mmu_notifier_range range;
 
-	if (!pmd || !pmd_leaf(READ_ONCE(*pmd)))
+	if (!pmd || !pmd_leaf_or_migration(READ_ONCE(*pmd)))
 		return;
 	mmu_notifier_start(&range, MMU_NOTIFY_CLEAR, mm, haddr, haddr + PMD_SIZE);
 	ptl = pmd_lock(mm, pmd);
-	if (pmd_leaf(*pmd)) {	/* rechecked: another CPU may have split it first */
+	if (pmd_leaf_or_migration(*pmd)) {	/* rechecked: another CPU may have split it first */
 		__split_huge_pmd_locked(vma, pmd, haddr);
 		split = true;
 	}
@@ -368,6 +401,97 @@ void split_huge_pmd(struct vm_area_struct *vma, unsigned long addr)
 	if (split)
 		flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
 	mmu_notifier_invalidate_range_end(&range);
+}
+
+/* ---- PMD migration entries (mm/migrate.c) ---- */
+
+/* The migration entry for the PMD leaf old, which maps folio: what the leaf allowed. */
+static pte_t make_pmd_migration_entry(pte_t old, struct folio *folio, bool anon_exclusive)
+{
+	unsigned long pfn = folio_pfn(folio);
+	swp_entry_t e;
+
+	if (pte_write(pmd_pte(old)))
+		e = make_writable_migration_entry(pfn);
+	else if (anon_exclusive)
+		e = make_readable_exclusive_migration_entry(pfn);
+	else
+		e = make_readable_migration_entry(pfn);
+	if (pte_young(pmd_pte(old)))
+		e = make_migration_entry_young(e);
+	if (pte_dirty(pmd_pte(old)))
+		e = make_migration_entry_dirty(e);
+	return pmd_soft_dirty(old) ? pmd_swp_mksoft_dirty(swp_entry_to_pmd(e)) :
+				     swp_entry_to_pmd(e);
+}
+
+bool set_pmd_migration_entry(struct page_vma_mapped_walk *pvmw, struct folio *folio)
+{
+	struct vm_area_struct *vma = pvmw->vma;
+	struct mm_struct *mm = vma->vm_mm;
+	struct page *page = folio_page(folio, 0);
+	bool anon_exclusive = folio_test_anon(folio) && PageAnonExclusive(page);
+	pte_t old = pmdp_get(pvmw->pmd), found;
+
+	lockdep_assert_held(pmd_lockptr(mm, pvmw->pmd));
+	VM_BUG_ON_FOLIO(!folio_test_locked(folio), folio);
+	/*
+	 * One cmpxchg from the leaf's last value (again if the MMU set A or D
+	 * meanwhile): never none in between, since lockless PMD peeks take
+	 * none for an empty block (see change_huge_pmd in mm/mprotect.c).
+	 * Not present from then on, so no MMU sets D on it; after the flush
+	 * no CPU writes through the old translation, and the copy may start.
+	 */
+	for (;;) {
+		found = pmdp_cmpxchg(pvmw->pmd, old, make_pmd_migration_entry(old, folio,
+									      anon_exclusive));
+		if (found == old)
+			break;
+		old = found;
+	}
+	flush_tlb_mm_range(mm, pvmw->address, pvmw->address + PMD_SIZE);
+	if (anon_exclusive && folio_try_share_anon_rmap_pmd(folio, page)) {
+		set_pmd(pvmw->pmd, old);	/* maybe pinned: the leaf comes back as it was */
+		return false;
+	}
+	folio_remove_rmap_pmd(folio, page, vma);
+	folio_put(folio);		/* the mapping's reference (the caller holds one) */
+	return true;
+}
+
+void remove_migration_pmd(struct page_vma_mapped_walk *pvmw, struct folio *dst)
+{
+	struct vm_area_struct *vma = pvmw->vma;
+	pte_t entry = pmdp_get(pvmw->pmd), new;
+	swp_entry_t e = pmd_to_swp_entry(entry);
+	bool write = is_writable_migration_entry(e) && (vma->vm_flags & VM_WRITE);
+	bool none = !(vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC));
+
+	lockdep_assert_held(pmd_lockptr(vma->vm_mm, pvmw->pmd));
+	VM_BUG_ON_FOLIO(folio_order(dst) != HPAGE_PMD_ORDER || !folio_test_anon(dst), dst);
+	new = pfn_pmd(folio_pfn(dst), write, vma->vm_flags & VM_EXEC);
+	if (pmd_swp_soft_dirty(entry))
+		new = pmd_mksoft_dirty(new);
+	if (is_migration_entry_young(e))
+		new = pmd_mkyoung(new);
+	if (is_migration_entry_dirty(e))
+		new = pmd_mkdirty(new);
+	folio_get(dst);
+	folio_add_anon_rmap_pmd(dst, folio_page(dst, 0), vma, pvmw->address,
+				is_writable_migration_entry(e) ||
+				is_readable_exclusive_migration_entry(e) ? RMAP_EXCLUSIVE : RMAP_NONE);
+	/* From a not-present entry straight to the leaf: never none in between. */
+	set_pmd(pvmw->pmd, none ? pte_mkprotnone(new) : new);
+}
+
+void pmd_migration_entry_wait(struct mm_struct *mm, pte_t *pmd)
+{
+	spinlock_t *ptl = pmd_lock(mm, pmd);
+	pte_t entry = pmdp_get(pmd);
+
+	spin_unlock(ptl);
+	if (is_pmd_migration_entry(entry))
+		migration_entry_wait_on_locked(pmd_to_swp_entry(entry));
 }
 
 /* ---- the deferred split queue ---- */

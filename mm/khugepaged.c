@@ -170,6 +170,8 @@ static int collapse_pmd(struct vm_area_struct *vma, unsigned long haddr,
 		return -EINVAL;		/* Linux's SCAN_PMD_NULL */
 	if (pmd_leaf(READ_ONCE(*pmd)))
 		return 0;
+	if (!pmd_is_table(READ_ONCE(*pmd)))
+		return -EINVAL;		/* a THP being migrated: Linux's SCAN_PMD_NULL too */
 	c->nr = c->locked = 0;
 	err = collapse_look(vma, pmd, haddr, c);
 	thp = err ? NULL : alloc_pmd_folio(vma, haddr);

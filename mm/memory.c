@@ -434,8 +434,8 @@ static int handle_pte_fault(struct mm_struct *mm, struct vm_area_struct *vma, pt
 		pte_unmap_unlock(pte, ptl);
 		return 0;
 	}
-	if (pmd_leaf(READ_ONCE(*pmd)))
-		return -EAGAIN;
+	if (!pmd_is_table(READ_ONCE(*pmd)))
+		return -EAGAIN;			/* a leaf (or a PMD migration entry) meanwhile */
 	pte = pte_offset(pmd, addr);		/* a peek: rechecked under the lock */
 	if (!pte_present(READ_ONCE(*pte)))	/* (a file page zapped meanwhile: fault again) */
 		return vma->vm_file || !write ? 0 : do_anonymous_page(mm, vma, pmd, addr);
@@ -567,6 +567,11 @@ static int __handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma, p
 	pte_t *p;
 
 	mmap_assert_locked(mm);
+	if (is_pmd_migration_entry(READ_ONCE(*pmd))) {
+		/* A THP being migrated: wait until its folio is unlocked, then fault again. */
+		pmd_migration_entry_wait(mm, pmd);
+		return -EAGAIN;
+	}
 	/*
 	 * A write maps a THP (a forced write of a read-only VMA too: mapped
 	 * read-only, dirty); a read the huge zero page, as Linux.
@@ -595,11 +600,17 @@ static int __handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma, p
 		if (pmd_leaf(READ_ONCE(*pmd)))
 			return 0;	/* a read of a present PMD, or writable meanwhile */
 	}
-	if (READ_ONCE(*pmd) && !pmd_leaf(READ_ONCE(*pmd)) &&
+	/*
+	 * The peeks below read a page table only where the PMD points to one:
+	 * a leaf may have become a PMD migration entry since the check above.
+	 */
+	if (pmd_is_table(READ_ONCE(*pmd)) &&
 	    is_swap_pte(ptep_get(pte_offset(pmd, addr))))	/* a peek: do_swap_page rechecks */
 		return do_swap_page(vma, pmd, addr, flags);
+	if (is_swap_pmd(READ_ONCE(*pmd)))
+		return -EAGAIN;		/* a PMD migration entry since: wait for it above */
 	if (vma->vm_file) {
-		p = READ_ONCE(*pmd) ? pte_offset(pmd, addr) : NULL;	/* a peek */
+		p = pmd_is_table(READ_ONCE(*pmd)) ? pte_offset(pmd, addr) : NULL;	/* a peek */
 		if (!p || !pte_present(READ_ONCE(*p)))
 			return file_fault(mm, vma, pmd, addr, write);
 		if (!cow)

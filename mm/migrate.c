@@ -21,10 +21,10 @@
  * one TLB flush, and restored with one rmap call; migrate_batch=0 does the
  * same one PTE at a time.
  *
- * A PMD-mapped THP is first turned into PTE mappings (Quire has no PMD
- * migration entries yet): it moves whole and comes back PTE-mapped. A
- * large folio for which the target node has no folio of its order is
- * split (thp_migration_split) and its pieces move.
+ * A PMD-mapped THP moves whole with one PMD migration entry per mapping
+ * (set_pmd_migration_entry, remove_migration_pmd in mm/huge_memory.c) and
+ * comes back PMD-mapped. A large folio for which the target node has no
+ * folio of its order is split (thp_migration_split) and its pieces move.
  *
  * Locks: the folio lock of the source from unmap to restore (the first
  * folio of a batch may wait for it; the others only trylock, so that two
@@ -216,14 +216,23 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 	mmu_notifier_start(&range, MMU_NOTIFY_MIGRATE, mm, max(address, vma->vm_start),
 			   min(address + folio_size(folio), vma->vm_end));
 	while (page_vma_mapped_walk(&pvmw)) {
-		pte_t first = ptep_get(pvmw.pte);
-		bool device = !pte_has_page(first);
-		struct page *page = pfn_to_page(device ? swp_offset_pfn(pte_to_swp_entry(first)) :
-						pte_pfn(first));
+		pte_t first = pvmw.pte ? ptep_get(pvmw.pte) : 0;
+		bool device = pvmw.pte && !pte_has_page(first);
+		struct page *page = device ? pfn_to_page(swp_offset_pfn(pte_to_swp_entry(first))) :
+			pvmw.pte ? pfn_to_page(pte_pfn(first)) : NULL;
 		unsigned long addr = pvmw.address;
 		int nr = 1;
 
-		VM_BUG_ON_FOLIO(pvmw.pmd, folio);	/* PMD mappings were split before */
+		if (pvmw.pmd) {
+			/* A PMD-mapped THP: one PMD migration entry for the whole folio. */
+			if (!set_pmd_migration_entry(&pvmw, folio)) {
+				page_vma_mapped_walk_done(&pvmw);
+				mmu_notifier_invalidate_range_end(&range);
+				*ok = false;
+				return false;
+			}
+			continue;
+		}
 		if (migrate_batching && !device)
 			nr = stop_at_hwpoison(page, folio_pte_run(folio, pvmw.pte, first,
 								  run_limit(&pvmw)));
@@ -259,14 +268,18 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 	return true;
 }
 
-/* Unmap a locked folio from every process: false when it could not be (pinned). */
-bool try_to_migrate(struct folio *folio)
+/*
+ * Unmap a locked folio from every process: false when it could not be
+ * (pinned). A PMD mapping becomes a PMD migration entry, or with
+ * TTU_SPLIT_HUGE_PMD PTEs (then PTE migration entries) first.
+ */
+bool try_to_migrate(struct folio *folio, unsigned int flags)
 {
 	bool ok = true;
 	struct rmap_walk_control rwc = { .arg = &ok, .rmap_one = try_to_migrate_one };
 
 	VM_BUG_ON_FOLIO(!folio_test_locked(folio), folio);
-	if (folio_test_large(folio))
+	if (folio_test_large(folio) && (flags & TTU_SPLIT_HUGE_PMD))
 		folio_split_pmd_mappings(folio);
 	if (folio_mapped(folio))
 		rmap_walk(folio, &rwc);
@@ -356,8 +369,14 @@ static bool remove_migration_pte(struct folio *walked, struct vm_area_struct *vm
 	(void)walked;
 
 	while (page_vma_mapped_walk(&pvmw)) {
-		swp_entry_t e = pte_to_swp_entry(ptep_get(pvmw.pte));
+		swp_entry_t e;
 		int nr = 1;
+
+		if (pvmw.pmd) {
+			remove_migration_pmd(&pvmw, rw->dst);
+			continue;
+		}
+		e = pte_to_swp_entry(ptep_get(pvmw.pte));
 
 		if (migrate_batching)
 			nr = migration_entry_run(pvmw.pte, e,
@@ -573,7 +592,7 @@ static int migrate_folio_unmap(struct folio *src, new_folio_t get_new_folio, uns
 		return -ENOMEM;
 	}
 	folio_trylock(dst);	/* new: nobody else can hold it */
-	if (!try_to_migrate(src)) {
+	if (!try_to_migrate(src, 0)) {
 		remove_migration_ptes(src, src);
 		folio_unlock(dst);
 		folio_put(dst);

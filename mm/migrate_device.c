@@ -258,6 +258,11 @@ again:
 		collect_hole(c, addr, end);
 		return COLLECT_DONE;
 	}
+	if (is_swap_pmd(table)) {
+		/* A THP being migrated by someone else (as Linux's pmd_trans_unstable): skipped. */
+		collect_skip(c, addr, end);
+		return COLLECT_DONE;
+	}
 	if (is_huge_zero_pmd(table)) {
 		/* As Linux: its PMD becomes 4 KiB zero-page PTEs, collected as holes are. */
 		split_huge_pmd(vma, addr);
@@ -468,7 +473,7 @@ static unsigned long migrate_device_unmap(unsigned long *src, unsigned long npag
 		if (!(src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
 		if (folio_mapped(folio))
-			try_to_migrate(folio);
+			try_to_migrate(folio, TTU_SPLIT_HUGE_PMD);	/* the device works by page */
 		if (folio_mapped(folio) || !migrate_device_refs_ok(folio, fault_folio)) {
 			src[i] &= ~MIGRATE_PFN_MIGRATE;
 			restore++;
@@ -538,7 +543,8 @@ static void migrate_vma_insert_page(struct migrate_vma *m, unsigned long addr, s
 	if (vma->vm_file)
 		goto abort;
 	pmd = pmd_alloc(mm, addr);
-	if (!pmd || pmd_leaf(READ_ONCE(*pmd)) || pte_alloc(mm, pmd) || anon_vma_prepare(vma))
+	if (!pmd || pmd_leaf_or_migration(READ_ONCE(*pmd)) || pte_alloc(mm, pmd) ||
+	    anon_vma_prepare(vma))
 		goto abort;
 	set_page_flag((struct page *)folio, PG_uptodate);
 	if (folio_is_device_private(folio))	/* (writable: dirty, and so soft-dirty, as pte_mkdirty) */

@@ -26,14 +26,15 @@ static void mincore_block(struct mm_struct *mm, unsigned long addr, unsigned lon
 	unsigned long n = (end - addr) >> PAGE_SHIFT;
 	spinlock_t *ptl;
 
-	if (pmd && pmd_leaf(READ_ONCE(*pmd))) {
+	/* A PMD mapping, or a THP being migrated (resident, as a PTE migration entry is). */
+	if (pmd && pmd_leaf_or_migration(READ_ONCE(*pmd))) {
 		memset(vec, 1, n);
 		return;
 	}
 	pte = pmd ? pte_offset_map_lock(mm, pmd, addr, &ptl) : NULL;
 	if (!pte) {
 		/* No table; or a PMD mapping came meanwhile, which is resident too. */
-		memset(vec, pmd && pmd_leaf(READ_ONCE(*pmd)), n);
+		memset(vec, pmd && pmd_leaf_or_migration(READ_ONCE(*pmd)), n);
 		return;
 	}
 	for (unsigned long i = 0; i < n; i++)

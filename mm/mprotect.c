@@ -39,6 +39,7 @@ static pte_t new_protection(pte_t old, struct page *page, unsigned long vm_flags
  * A page being migrated in a range that loses write access: its entry
  * becomes read-only (exclusive for an anonymous page, which a write fault
  * may reuse), so that the restore maps it read-only. Linux does the same.
+ * A PMD migration entry has the same format: pte may be a PMD.
  */
 static bool change_migration_entry(pte_t *pte, pte_t entry, unsigned long vm_flags)
 {
@@ -176,12 +177,14 @@ void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned
 		pte_t *pmd = pmd_lookup(mm->pgd, addr, false), *pte;
 		spinlock_t *ptl;
 
-		if (pmd && pmd_leaf(READ_ONCE(*pmd))) {
+		if (pmd && pmd_leaf_or_migration(READ_ONCE(*pmd))) {
 			ptl = pmd_lock(mm, pmd);
-			if (!pmd_leaf(*pmd)) {
+			if (!pmd_leaf_or_migration(*pmd)) {
 				/* split meanwhile: by PTE below */
 			} else if (IS_ALIGNED(addr, PMD_SIZE) && next == addr + PMD_SIZE) {
-				changed |= change_huge_pmd(pmd, vm_flags);
+				changed |= is_pmd_migration_entry(*pmd) ?
+					   change_migration_entry(pmd, *pmd, vm_flags) :
+					   change_huge_pmd(pmd, vm_flags);
 			} else {
 				__split_huge_pmd_locked(vma, pmd, ALIGN_DOWN(addr, PMD_SIZE));
 				changed = true;

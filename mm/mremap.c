@@ -36,6 +36,7 @@
 #include <quire/mm_internal.h>
 #include <quire/rmap.h>
 #include <quire/huge_mm.h>
+#include <quire/swapops.h>
 #include <quire/syscalls.h>
 #include <quire/sched.h>
 #include <quire/panic.h>
@@ -61,9 +62,10 @@ static void unlock_pair(spinlock_t *first, spinlock_t *second)
 }
 
 /*
- * Move a whole 2 MiB block: the PMD entry at old_pmd (a THP's leaf, or a
- * PTE table with all its entries and its lock) to new_pmd, which must be
- * empty. A leaf's deposited page table moves to the new PMD table's page.
+ * Move a whole 2 MiB block: the PMD entry at old_pmd (a THP's leaf or PMD
+ * migration entry, or a PTE table with all its entries and its lock) to
+ * new_pmd, which must be empty. A leaf's deposited page table moves to the
+ * new PMD table's page.
  * False when new_pmd is not empty (the caller goes by PTEs).
  */
 /*
@@ -91,13 +93,13 @@ static bool move_pmd_entry(struct mm_struct *mm, pte_t *old_pmd, pte_t *new_pmd)
 		 */
 		pte_t entry = pmdp_huge_get_and_clear(mm, 0, old_pmd);
 
-		if (pmd_leaf(entry)) {
+		if (pmd_leaf_or_migration(entry)) {
 			struct page *table = pgtable_withdraw(mm, old_pmd);
 
 			if (!table)
 				panic("mremap: no page table deposited for the PMD mapping at %p", old_pmd);
 			pgtable_deposit(mm, new_pmd, table);
-			entry = pmd_mksoft_dirty(entry);
+			entry = move_soft_dirty_pte(entry);	/* (a PMD migration entry too) */
 		}
 		set_pmd(new_pmd, entry);
 		moved = true;
@@ -179,7 +181,7 @@ static unsigned long move_page_tables(struct vm_area_struct *vma, unsigned long 
 			goto next;
 		}
 		/* Part of a THP's block (or the new block has a table already): by PTEs. */
-		if (pmd_leaf(pmdp_get(old_pmd)))
+		if (pmd_leaf_or_migration(pmdp_get(old_pmd)))
 			split_huge_pmd(vma, old_addr);
 		if (pte_alloc(mm, new_pmd))
 			break;

@@ -10,7 +10,22 @@
 #include <quire/kernel.h>
 #include <quire/mm_internal.h>
 #include <quire/huge_mm.h>
+#include <quire/swapops.h>
 #include <asm/page.h>
+
+/* A PMD migration entry (a THP being migrated), its PMD lock held. */
+static void walk_swap_pmd(struct mmu_walk *w, pte_t *pmd, unsigned long addr, unsigned long end,
+			  pte_t entry)
+{
+	if (w->swap_pmd) {
+		w->slot = pmd;
+		w->swap_pmd(w, addr, end, entry);
+		return;
+	}
+	w->slot = NULL;
+	for (unsigned long a = addr; a < end; a += PAGE_SIZE)
+		w->pte(w, a, pmd_migration_entry_pte(entry, (a & (PMD_SIZE - 1)) >> PAGE_SHIFT));
+}
 
 void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end, struct mmu_walk *w)
 {
@@ -31,6 +46,14 @@ void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end, st
 			spin_unlock(ptl);
 			if (!pmd_leaf(entry))
 				next = addr;	/* split meanwhile: walk it by PTE */
+		} else if (is_swap_pmd(entry)) {
+			ptl = pmd_lock(mm, pmd);
+			entry = *pmd;
+			if (is_swap_pmd(entry))
+				walk_swap_pmd(w, pmd, addr, next, entry);
+			spin_unlock(ptl);
+			if (!is_swap_pmd(entry))
+				next = addr;	/* restored or split meanwhile: look again */
 		} else if ((pte = pmd ? pte_offset_map_lock(mm, pmd, addr, &ptl) : NULL)) {
 			for (unsigned long a = addr; a < next; a += PAGE_SIZE) {
 				w->slot = &pte[(a - addr) >> PAGE_SHIFT];

@@ -75,12 +75,6 @@ spinlock_t *pmd_lock(struct mm_struct *mm, pte_t *pmd)
 	return ptl;
 }
 
-/* A present PMD entry that points to a page table (not a 2 MiB leaf). */
-static bool pmd_is_table(pte_t pmdval)
-{
-	return pmd_present(pmdval) && !pmd_leaf(pmdval);
-}
-
 pte_t *pte_offset_map_lock(struct mm_struct *mm, pte_t *pmd, unsigned long addr,
 			   spinlock_t **ptlp)
 {

@@ -577,15 +577,28 @@ void page_vma_mapped_walk_done(struct page_vma_mapped_walk *pvmw)
 }
 
 /*
- * A PMD leaf mapping the folio at pmd: true with its PMD lock held in
- * pvmw->ptl. False: not this folio; -EAGAIN in *again: split meanwhile.
+ * What the walk looks for in a PMD: a leaf mapping the folio, or with
+ * PVMW_MIGRATION a PMD migration entry naming it.
+ */
+static bool check_pmd(struct page_vma_mapped_walk *pvmw, pte_t pmd)
+{
+	if (pvmw->flags & PVMW_MIGRATION)
+		return is_pmd_migration_entry(pmd) &&
+		       pfn_in_folio(pvmw, swp_offset_pfn(pmd_to_swp_entry(pmd)));
+	return pmd_leaf(pmd) && pfn_in_folio(pvmw, pmd_pfn(pmd));
+}
+
+/*
+ * The PMD the walk looks for, at pmd: true with its PMD lock held in
+ * pvmw->ptl. False: not there; true in *again: a page table now (split
+ * meanwhile), to walk by PTE.
  */
 static bool pvmw_lock_pmd(struct page_vma_mapped_walk *pvmw, pte_t *pmd, bool *again)
 {
 	pvmw->ptl = pmd_lock(pvmw->vma->vm_mm, pmd);
-	if (pmd_leaf(*pmd) && pfn_in_folio(pvmw, pmd_pfn(*pmd)))
+	if (check_pmd(pvmw, *pmd))
 		return true;
-	*again = !pmd_leaf(*pmd) && *pmd;
+	*again = pmd_is_table(*pmd);
 	spin_unlock(pvmw->ptl);
 	pvmw->ptl = NULL;
 	return false;
@@ -637,9 +650,9 @@ bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
 				addr = block_end;
 				continue;
 			}
-			if (pmd_leaf(pmdval)) {
-				if (!(pvmw->flags & PVMW_MIGRATION) &&
-				    pfn_in_folio(pvmw, pmd_pfn(pmdval)) && pvmw_lock_pmd(pvmw, pmd, &again)) {
+			if (!pmd_is_table(pmdval)) {
+				/* A leaf or a PMD migration entry: the folio's, or nothing to find here. */
+				if (check_pmd(pvmw, pmdval) && pvmw_lock_pmd(pvmw, pmd, &again)) {
 					pvmw->pmd = pmd;
 					pvmw->address = ALIGN_DOWN(addr, PMD_SIZE);
 					return true;

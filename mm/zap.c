@@ -121,9 +121,9 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 }
 
 /*
- * A PMD leaf in [addr, block_end): gone when the range covers it, split
- * otherwise (the PTEs are then zapped under the new table's lock). False:
- * no leaf there any more (split or unmapped meanwhile).
+ * A PMD leaf (or PMD migration entry) in [addr, block_end): gone when the
+ * range covers it, split otherwise (the PTEs are then zapped under the new
+ * table's lock). False: no leaf there any more (split or unmapped meanwhile).
  */
 static bool zap_pmd_leaf(struct mmu_gather *tlb, struct vm_area_struct *vma, pte_t *pmd,
 			 unsigned long addr, unsigned long block_end)
@@ -132,7 +132,7 @@ static bool zap_pmd_leaf(struct mmu_gather *tlb, struct vm_area_struct *vma, pte
 	struct page *table = NULL;
 	struct folio *huge;
 
-	if (!pmd_leaf(*pmd)) {
+	if (!pmd_leaf_or_migration(*pmd)) {
 		spin_unlock(ptl);
 		return false;
 	}
@@ -168,7 +168,7 @@ static void zap_vma_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 			addr = block_end;
 			continue;
 		}
-		if (pmd_leaf(pmdval) && zap_pmd_leaf(tlb, vma, pmd, addr, block_end)) {
+		if (pmd_leaf_or_migration(pmdval) && zap_pmd_leaf(tlb, vma, pmd, addr, block_end)) {
 			addr = block_end;
 		} else {
 			pte = pte_offset_map_lock(mm, pmd, addr, &ptl);

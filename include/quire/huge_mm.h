@@ -103,8 +103,26 @@ int thp_anon_parse(const char *value);
 
 /* ---- splitting (mm/huge_memory.c) ---- */
 
-/* The PMD mapping of addr in vma, if there is one, becomes 512 PTEs (mmap_lock held). */
+/*
+ * The PMD mapping of addr in vma, if there is one, becomes 512 PTEs
+ * (mmap_lock held); a PMD migration entry becomes 512 PTE migration entries.
+ */
 void split_huge_pmd(struct vm_area_struct *vma, unsigned long addr);
+
+/* ---- PMD migration entries (mm/huge_memory.c, used by mm/migrate.c) ---- */
+
+struct page_vma_mapped_walk;
+/*
+ * The PMD leaf pvmw found (its PMD lock held) becomes one migration entry
+ * for the whole locked folio, keeping write, anon-exclusive, young, dirty
+ * and soft-dirty; the folio loses that mapping and its reference. False
+ * (the leaf is left as it was) when an exclusive page may be pinned.
+ */
+bool set_pmd_migration_entry(struct page_vma_mapped_walk *pvmw, struct folio *folio);
+/* The PMD migration entry pvmw found (lock held) becomes a leaf mapping dst. */
+void remove_migration_pmd(struct page_vma_mapped_walk *pvmw, struct folio *dst);
+/* Wait until the migration behind the PMD's entry (if it is one) unlocks its folio. */
+void pmd_migration_entry_wait(struct mm_struct *mm, pte_t *pmd);
 /*
  * Split a large anonymous folio into folios of new_order (0 or 2.. order-1;
  * order 1 is not allowed for anonymous memory, as on Linux), mapped or not:

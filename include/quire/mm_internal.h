@@ -82,7 +82,9 @@ int folio_pte_run(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr);
  * and extra_count more (-EAGAIN otherwise); copy the flags that say what
  * the folio is.
  */
-bool try_to_migrate(struct folio *folio);
+/* try_to_migrate's flags (Linux's enum ttu_flags, the one Quire needs). */
+#define TTU_SPLIT_HUGE_PMD	(1 << 2)	/* PMD mappings become PTEs first */
+bool try_to_migrate(struct folio *folio, unsigned int flags);
 void remove_migration_ptes(struct folio *src, struct folio *dst);
 int folio_migrate_mapping(struct folio *dst, struct folio *src, int extra_count);
 void folio_migrate_flags(struct folio *dst, struct folio *src);
@@ -177,6 +179,12 @@ struct mmu_walk {
 	void (*pmd)(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd);
 	/* nothing mapped in [addr, end) (optional) */
 	void (*hole)(struct mmu_walk *w, unsigned long addr, unsigned long end);
+	/*
+	 * A PMD migration entry over [addr, end) (optional: without it, pte is
+	 * called for each page with the PTE migration entry a split would
+	 * make, and slot is NULL: read-only walks see it as PTE entries).
+	 */
+	void (*swap_pmd)(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd);
 	/*
 	 * Where the entry handed to pte or pmd lives, for a walk that changes
 	 * it (clear_refs); its page-table lock is held during the call.

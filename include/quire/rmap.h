@@ -215,8 +215,9 @@ void folio_remove_rmap_pmd(struct folio *folio, struct page *page, struct vm_are
  * at one mapping, with the lock of the table holding that entry held in
  * ptl (the PTE table's for a PTE, the PMD table's for a PMD). A caller that stops
  * early calls page_vma_mapped_walk_done. With PVMW_MIGRATION in flags it
- * finds the migration entries that name the folio's pages instead (PTEs
- * only: Quire makes no PMD migration entries). A caller that handled a run
+ * finds the migration entries that name the folio's pages instead (a PMD
+ * migration entry, for a THP that was PMD-mapped, with pmd set). A walk
+ * without it passes PMD migration entries by. A caller that handled a run
  * of entries from pte on may move pte and address to the run's last entry
  * (in the same table) before the next call.
  */

@@ -140,6 +140,49 @@ static inline bool is_migration_pte(pte_t pte)
 	return is_swap_pte(pte) && is_migration_entry(pte_to_swp_entry(pte));
 }
 
+/*
+ * ---- PMD migration entries ----
+ * A PMD-mapped THP being migrated: its PMD becomes one migration entry
+ * for the whole folio (the frame of its first page), as a PTE's would,
+ * and its deposited page table stays deposited. It holds no reference
+ * and no mapcount, and counts HPAGE_PMD_NR pages in rss.
+ */
+static inline bool is_swap_pmd(pte_t pmd)
+{
+	return pmd_is_swap(pmd);
+}
+
+static inline pte_t swp_entry_to_pmd(swp_entry_t e)
+{
+	return __swp_entry_pte(e.type, e.offset);
+}
+
+static inline swp_entry_t pmd_to_swp_entry(pte_t pmd)
+{
+	return swp_entry(__pte_swp_type(pmd), __pte_swp_offset(pmd));
+}
+
+static inline bool is_pmd_migration_entry(pte_t pmd)
+{
+	return is_swap_pmd(pmd) && is_migration_entry(pmd_to_swp_entry(pmd));
+}
+
+/* The PTE migration entry for page i of the THP a PMD migration entry names (the split's). */
+static inline pte_t pmd_migration_entry_pte(pte_t pmd, unsigned long i)
+{
+	swp_entry_t e = pmd_to_swp_entry(pmd);
+	/* (the frame is the offset's low bits; young and dirty stay above) */
+	pte_t pte = swp_entry_to_pte(swp_entry(e.type, e.offset + i));
+
+	return pmd_swp_soft_dirty(pmd) ? pte_swp_mksoft_dirty(pte) : pte;
+}
+
+/* A 2 MiB mapping, present, under PROT_NONE, or being migrated (not a table, not none). */
+static inline bool pmd_leaf_or_migration(pte_t pmd)
+{
+	return pmd_leaf(pmd) || is_pmd_migration_entry(pmd);
+}
+
 /* ---- device-private and device-exclusive entries ---- */
 
 static inline swp_entry_t make_readable_device_private_entry(unsigned long pfn)

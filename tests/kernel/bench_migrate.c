@@ -23,8 +23,9 @@
  * folio's size, and "-pmd" on the case for the PMD-mapped layout.
  *
  * After each run every page must be on the target node with its folio
- * order kept (a PMD-mapped THP comes back PTE-mapped: docs/mm/migrate.md),
- * rss unchanged, and mm_verify() clean on the first run of each case.
+ * order and its mapping kept (a PMD-mapped THP comes back PMD-mapped,
+ * through a PMD migration entry: docs/mm/migrate.md), rss unchanged, and
+ * mm_verify() clean on the first run of each case.
  * Any surprise fails the benchmark.
  */
 #include <quire/migrate.h>
@@ -69,7 +70,7 @@ static long mb_ipis(void)
 #endif
 }
 
-/* Every page on nid, in a folio of the layout's order; rss as populated. */
+/* Every page on nid, in a folio of the layout's order, mapped as it was; rss as populated. */
 static int mb_check_result(struct mm_struct *mm, const struct bm_layout *l, unsigned long len,
 			   int nid)
 {
@@ -77,10 +78,12 @@ static int mb_check_result(struct mm_struct *mm, const struct bm_layout *l, unsi
 		bool by_pmd, w;
 		struct folio *f = bm_folio_at(mm, a, &by_pmd, &w);
 
-		if (!f || folio_nid(f) != nid || folio_order(f) != l->order || !w) {
-			bm_err("migrate: %s order %u at %#lx: %s on node %d, order %d; want node %d\n",
-			       l->map, l->order, a, f ? "folio" : "nothing", f ? folio_nid(f) : -1,
-			       f ? (int)folio_order(f) : -1, nid);
+		if (!f || folio_nid(f) != nid || folio_order(f) != l->order || !w ||
+		    by_pmd != l->pmd) {
+			bm_err("migrate: %s order %u at %#lx: %s on node %d, order %d, by %s; want "
+			       "node %d\n", l->map, l->order, a, f ? "folio" : "nothing",
+			       f ? folio_nid(f) : -1, f ? (int)folio_order(f) : -1,
+			       by_pmd ? "PMD" : "PTE", nid);
 			return -EIO;
 		}
 	}

@@ -235,8 +235,8 @@ struct mmr_mapping mmr_lookup(struct mm_struct *mm, unsigned long addr)
 	struct mmr_mapping m = { MMR_NONE, 0, 0, false, false };
 	pte_t *pmd = pmd_lookup(mm->pgd, addr, false), *pte;
 
-	if (!pmd || !*pmd)
-		return m;
+	if (!pmd || !*pmd || is_swap_pmd(*pmd))
+		return m;	/* (a PMD migration entry never outlives its call: mm_verify says so) */
 	if (pmd_leaf(*pmd)) {
 		m.kind = is_huge_zero_pmd(*pmd) ? MMR_ZERO : MMR_PMD;
 		m.entry = *pmd;
@@ -395,7 +395,7 @@ static void check_mm_counters(struct tmm *t)
 				pmds++;
 				/* (The huge zero page is in nobody's RSS, as the 4 KiB one.) */
 				rss += is_huge_zero_pmd(*pmd) ? 0 : HPAGE_PMD_NR;
-			} else if (pmd && *pmd) {
+			} else if (pmd && pmd_is_table(*pmd)) {
 				for (; a < next; a += PAGE_SIZE) {
 					pte_t pte = *pte_offset(pmd, a);
 

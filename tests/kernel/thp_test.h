@@ -120,7 +120,7 @@ int thpt_move_folio(struct mm_struct *mm, unsigned long addr, int nid, new_folio
 
 /* The PMD entry of addr when it is a leaf, else NULL. */
 pte_t *thpt_huge_pmd(struct mm_struct *mm, unsigned long addr);
-/* The PTE of addr (not under a PMD leaf), or NULL. */
+/* The PTE of addr (in a page table: not under a PMD leaf or migration entry), or NULL. */
 pte_t *thpt_pte_of(struct mm_struct *mm, unsigned long addr);
 /* The entry (PTE, or the PMD leaf) that maps addr; 0 when none. */
 pte_t thpt_entry_of(struct mm_struct *mm, unsigned long addr);

@@ -191,7 +191,7 @@ pte_t *thpt_pte_of(struct mm_struct *mm, unsigned long addr)
 {
 	pte_t *pmd = pmd_lookup(mm->pgd, addr, false);
 
-	if (!pmd || !*pmd || pmd_leaf(*pmd))
+	if (!pmd || !pmd_is_table(*pmd))
 		return NULL;
 	return pte_offset(pmd, addr);
 }

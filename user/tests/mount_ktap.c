@@ -283,28 +283,6 @@ static void debugfs(void)
 	ktap_report("debugfs", NULL);
 }
 
-/* AnonHugePages of the smaps block of the VMA holding addr, or -1. */
-static long anon_huge_kb(const void *addr)
-{
-	static char buf[1 << 16];
-	char *l, *next;
-
-	if (slurp("/proc/self/smaps", buf, sizeof(buf)) <= 0)
-		return -1;
-	for (l = buf; l && *l; l = next) {
-		unsigned long start, end;
-
-		next = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
-		if (sscanf(l, "%lx-%lx ", &start, &end) == 2 && start <= (uintptr_t)addr &&
-		    (uintptr_t)addr < end) {
-			char *a = strstr(l, "AnonHugePages:");
-
-			return a ? strtol(a + 14, NULL, 10) : -1;
-		}
-	}
-	return -1;
-}
-
 static long split_write(const char *fmt, ...)
 {
 	char buf[256];
@@ -348,7 +326,7 @@ static void split_huge_pages(void)
 	CHECK(p != NULL);
 	if (!p)
 		goto out;
-	if (anon_huge_kb(p) != 4 * 2048) {
+	if (smaps_anon_huge_kb(p) != 4 * 2048) {
 		skip = "no PMD-mapped THPs";
 		goto out;
 	}
@@ -364,27 +342,27 @@ static void split_huge_pages(void)
 	/* Half of the first THP's range: that whole folio is split to order 0, the rest stays. */
 	CHECK(split_write("%d,0x%lx,0x%lx", getpid(), (unsigned long)p,
 			  (unsigned long)p + PMD / 2) > 0);
-	CHECK(anon_huge_kb(p) == 3 * 2048);
+	CHECK(smaps_anon_huge_kb(p) == 3 * 2048);
 	CHECK(vmstat("thp_split_page") == splits + 1);
 	/* The second to order 4: 32 folios of 64 KiB (their own counter). */
 	n64 = mthp_stat(64, "nr_anon");
 	CHECK(split_write("%d,0x%lx,0x%lx,4", getpid(), (unsigned long)p + PMD,
 			  (unsigned long)p + 2 * PMD) > 0);
-	CHECK(anon_huge_kb(p) == 2 * 2048);
+	CHECK(smaps_anon_huge_kb(p) == 2 * 2048);
 	CHECK(mthp_stat(64, "nr_anon") == n64 + 32);
 	/* The rest. */
 	CHECK(split_write("%d,0x%lx,0x%lx,0", getpid(), (unsigned long)p,
 			  (unsigned long)p + 4 * PMD) > 0);
-	CHECK(anon_huge_kb(p) == 0);
+	CHECK(smaps_anon_huge_kb(p) == 0);
 	CHECK(mthp_stat(64, "nr_anon") == n64);		/* the 64 KiB folios went to order 0 too */
 	CHECK(vmstat("thp_split_page") == splits + 4);
 	CHECK(pattern_ok(p));
 	munmap(raw, 5 * PMD);
 	/* "1": every THP of the system. */
 	p = four_thps(&raw);
-	CHECK(p && anon_huge_kb(p) == 4 * 2048);
+	CHECK(p && smaps_anon_huge_kb(p) == 4 * 2048);
 	CHECK(put(SPLIT, "1") == 1);
-	CHECK(anon_huge_kb(p) == 0 && pattern_ok(p));
+	CHECK(smaps_anon_huge_kb(p) == 0 && pattern_ok(p));
 out:
 	if (p)
 		munmap(raw, 5 * PMD);

@@ -1,12 +1,14 @@
 /*
  * Reading and writing /proc and /sys files from the ring-3 tests, as a
- * shell's cat and "echo -n value > file" would (procfs_ktap, mount_ktap).
+ * shell's cat and "echo -n value > file" would (procfs_ktap, mount_ktap,
+ * migrate_ktap, mthp_fault_count).
  */
 #ifndef QUIRE_USER_PROC_FILES_H
 #define QUIRE_USER_PROC_FILES_H
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,28 @@ static inline long mthp_stat(unsigned long kb, const char *name)
 	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%lukB/stats/%s",
 		 kb, name);
 	return slurp(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/* AnonHugePages of the smaps block of the VMA holding addr, or -1. */
+static inline long smaps_anon_huge_kb(const void *addr)
+{
+	static char buf[1 << 16];
+	char *l, *next;
+
+	if (slurp("/proc/self/smaps", buf, sizeof(buf)) <= 0)
+		return -1;
+	for (l = buf; l && *l; l = next) {
+		unsigned long start, end;
+
+		next = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
+		if (sscanf(l, "%lx-%lx ", &start, &end) == 2 && start <= (uintptr_t)addr &&
+		    (uintptr_t)addr < end) {
+			char *a = strstr(l, "AnonHugePages:");
+
+			return a ? strtol(a + 14, NULL, 10) : -1;
+		}
+	}
+	return -1;
 }
 
 /* A list of ids as sysfs prints them, "0-2" or "0,2", into a mask. */

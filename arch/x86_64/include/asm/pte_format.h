@@ -262,6 +262,21 @@ static inline pte_t pfn_pmd(unsigned long pfn, bool write, bool exec)
 #define pmd_mksoft_dirty(pmd)	pte_mksoft_dirty(pmd)
 #define pmd_clear_soft_dirty(pmd) pte_clear_soft_dirty(pmd)
 
+/* A present PMD entry that points to a page table (not a 2 MiB leaf, not a swap entry). */
+static inline bool pmd_is_table(pte_t pmd)
+{
+	return pmd_present(pmd) && !pmd_leaf(pmd);
+}
+
+/*
+ * A swap entry in a PMD (a PMD-mapped THP under migration): the PTE
+ * format above, never present, never a leaf, never a table.
+ */
+#define pmd_is_swap(pmd)		pte_is_swap(pmd)
+#define pmd_swp_soft_dirty(pmd)		pte_swp_soft_dirty(pmd)
+#define pmd_swp_mksoft_dirty(pmd)	pte_swp_mksoft_dirty(pmd)
+#define pmd_swp_clear_soft_dirty(pmd)	pte_swp_clear_soft_dirty(pmd)
+
 /* A PMD leaf's bits as a PTE's (the frame is the caller's to adjust): the leaf bit goes. */
 static inline pte_t pmd_pte(pte_t pmd)
 {
