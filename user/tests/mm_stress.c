@@ -30,7 +30,10 @@
  * shadow, preads its file region, and forks: the child checks a sample of
  * the thread's pages, writes some (copy-on-write) and one page of the
  * shared stripe, and exits with its count of mismatches; the parent then
- * finds its own pages unchanged and the child's stripe page. Two ranges
+ * finds its own pages unchanged and the child's stripe page. It moves
+ * pages between the nodes with memory (move_pages; a THP range's blocks
+ * move whole, PMD-mapped ones with a PMD migration entry) while the other
+ * threads fault, fork and remap, and reads them back at once. Two ranges
  * are shared by every thread (one anonymous, one on the file), each
  * written by all in disjoint stripes; at each barrier one thread checks
  * every stripe against its owner's shadow.
@@ -52,10 +55,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "ktap.h"
+#include "proc_files.h"
 
 #ifndef MADV_FREE
 #define MADV_FREE		8
@@ -95,12 +100,12 @@ static const char *const kind_name[NR_KINDS] = { "private", "shared-anon", "file
 enum op {
 	OP_MMAP, OP_MUNMAP, OP_MPROTECT, OP_DONTNEED, OP_FREE, OP_POPULATE,
 	OP_MREMAP_GROW, OP_MREMAP_SHRINK, OP_MREMAP_MOVE, OP_MREMAP_DONTUNMAP,
-	OP_WRITE, OP_READ, OP_PREAD, OP_STRIPE, OP_FORK, NR_OPS
+	OP_WRITE, OP_READ, OP_PREAD, OP_STRIPE, OP_FORK, OP_MOVE, NR_OPS
 };
 static const char *const op_name[NR_OPS] = {
 	"mmap", "munmap", "mprotect", "madvise-dontneed", "madvise-free",
 	"madvise-populate-write", "mremap-grow", "mremap-shrink", "mremap-move",
-	"mremap-dontunmap", "write", "read", "pread", "stripe", "fork",
+	"mremap-dontunmap", "write", "read", "pread", "stripe", "fork", "move_pages",
 };
 
 struct range {
@@ -148,6 +153,7 @@ static char *burst[BURST_BLOCKS];	/* fresh 2 MiB blocks per burst (below) */
 static int burst_awake;			/* threads past a burst's barrier, over all bursts */
 static long verify_ms;
 static __thread struct thread *self;	/* for the fault handler */
+static int mem_node[64], nr_mem_nodes;	/* the nodes with memory (move_pages targets) */
 
 static unsigned long now_us(void)
 {
@@ -718,6 +724,61 @@ static void op_read(struct thread *th, struct rng *rg, struct range *r)
 	th->count[OP_READ]++;
 }
 
+#define MOVE_PAGES	16		/* at most, in one move_pages call */
+
+/*
+ * move_pages of up to MOVE_PAGES of the range's pages to a node with
+ * memory (in a THP range one page per 2 MiB block: each block's folio
+ * moves whole). Each status is a node, or one of Linux 6.12's reasons to
+ * leave a page: -ENOENT (nothing mapped), -EFAULT (the zero page),
+ * -EBUSY, -EACCES (shared with a child alive now), -ENOMEM. The bytes
+ * must not change: the pages are read back at once.
+ */
+static void op_move(struct thread *th, struct rng *rg, struct range *r)
+{
+	unsigned long first, count, step = r->thp ? THP_PAGES : 1 + below(rg, 4), idx[MOVE_PAGES];
+	int node = mem_node[below(rg, (unsigned long)nr_mem_nodes)], nodes[MOVE_PAGES];
+	int status[MOVE_PAGES], n = 0;
+	void *pages[MOVE_PAGES];
+	long ret;
+
+	some_part(rg, r, &first, &count);
+	for (unsigned long i = first; i < first + count && n < MOVE_PAGES; i += step, n++) {
+		idx[n] = i;
+		pages[n] = r->addr + i * PAGE;
+		nodes[n] = node;
+		status[n] = -1000;
+	}
+	TRACE(th, "move_pages %p + %d pages (every %lu) to node %d", pages[0], n, step, node);
+	ret = syscall(SYS_move_pages, 0, (unsigned long)n, pages, nodes, status, 0);
+	if (ret < 0 && errno != ENOMEM)
+		FAIL(th, bad_private, "move_pages of %d pages at %p to node %d failed: %s", n,
+		     pages[0], node, strerror(errno));
+	for (int k = 0; ret >= 0 && k < n; k++) {
+		int st = status[k];
+
+		if (st < 0 && st != -ENOENT && st != -EFAULT && st != -EBUSY && st != -EACCES &&
+		    st != -ENOMEM)
+			FAIL(th, bad_private, "move_pages: page %p to node %d: status %d", pages[k],
+			     node, st);
+		if (r->prot[idx[k]] & PROT_READ)
+			check_page(th, r, idx[k], "move_pages");
+	}
+	th->count[OP_MOVE]++;
+}
+
+/* The nodes move_pages may send pages to: those with memory. */
+static void find_memory_nodes(void)
+{
+	char buf[64];
+	unsigned long mask = slurp("/sys/devices/system/node/has_memory", buf, sizeof(buf)) > 0 ?
+			     parse_id_list(buf) : 1;
+
+	for (int nid = 0; nid < 64; nid++)
+		if (mask & (1UL << nid))
+			mem_node[nr_mem_nodes++] = nid;
+}
+
 /* The file's pages through read(2): the page cache agrees with the mappings. */
 static void op_pread(struct thread *th, struct rng *rg)
 {
@@ -872,6 +933,8 @@ static void do_op(struct thread *th)
 		op_mremap(th, &rg, n, OP_MREMAP_MOVE);
 	else if (pick < 34)
 		op_mremap(th, &rg, n, OP_MREMAP_DONTUNMAP);
+	else if (pick < 37)
+		op_move(th, &rg, r);
 	else if (pick < 59)
 		op_write(th, &rg, r);
 	else if (pick < 81)
@@ -1073,6 +1136,7 @@ static bool setup(void)
 		return false;
 	}
 	unlink(path);		/* it lives as long as the descriptor and the mappings */
+	find_memory_nodes();
 	shared[0] = mmap(NULL, stripes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	shared[1] = mmap(NULL, stripes, PROT_READ | PROT_WRITE, MAP_SHARED, data_fd, 0);
 	if (shared[0] == MAP_FAILED || shared[1] == MAP_FAILED) {
