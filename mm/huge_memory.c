@@ -469,19 +469,20 @@ void remove_migration_pmd(struct page_vma_mapped_walk *pvmw, struct folio *dst)
 
 	lockdep_assert_held(pmd_lockptr(vma->vm_mm, pvmw->pmd));
 	VM_BUG_ON_FOLIO(folio_order(dst) != HPAGE_PMD_ORDER || !folio_test_anon(dst), dst);
+	/* (pfn_pmd makes it young, and dirty when writable: Quire's rule for a writable entry) */
 	new = pfn_pmd(folio_pfn(dst), write, vma->vm_flags & VM_EXEC);
 	if (pmd_swp_soft_dirty(entry))
 		new = pmd_mksoft_dirty(new);
-	if (is_migration_entry_young(e))
-		new = pmd_mkyoung(new);
+	if (!is_migration_entry_young(e))
+		new = pmd_mkold(new);
 	if (is_migration_entry_dirty(e))
 		new = pmd_mkdirty(new);
 	folio_get(dst);
 	folio_add_anon_rmap_pmd(dst, folio_page(dst, 0), vma, pvmw->address,
 				is_writable_migration_entry(e) ||
 				is_readable_exclusive_migration_entry(e) ? RMAP_EXCLUSIVE : RMAP_NONE);
-	/* From a not-present entry straight to the leaf: never none in between. */
-	set_pmd(pvmw->pmd, none ? pte_mkprotnone(new) : new);
+	/* Release (the copied bytes first), straight from the entry to the leaf: never none. */
+	set_pmd_release(pvmw->pmd, none ? pte_mkprotnone(new) : new);
 }
 
 void pmd_migration_entry_wait(struct mm_struct *mm, pte_t *pmd)
@@ -638,15 +639,6 @@ static bool split_pmd_one(struct folio *folio, struct vm_area_struct *vma,
 		flush_tlb_mm_range(vma->vm_mm, haddr, haddr + PMD_SIZE);
 	mmu_notifier_invalidate_range_end(&range);
 	return true;
-}
-
-void folio_split_pmd_mappings(struct folio *folio)
-{
-	struct rmap_walk_control rwc = { .rmap_one = split_pmd_one };
-
-	VM_BUG_ON_FOLIO(!folio_test_locked(folio), folio);
-	if (folio_entire_mapcount(folio))
-		rmap_walk(folio, &rwc);
 }
 
 /*

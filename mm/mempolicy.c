@@ -480,9 +480,23 @@ static void queue_folio(struct queue_pages *qp, struct folio *folio)
 		qp->nr_failed++;	/* taken by another migration: not moved */
 }
 
+/* A page being migrated meanwhile: not moved by this call (Linux counts it failed too). */
+static void queue_swap_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd)
+{
+	struct queue_pages *qp = container_of(w, struct queue_pages, w);
+
+	if (is_pmd_migration_entry(pmd))
+		qp->nr_failed++;
+}
+
 static void queue_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
 {
 	struct queue_pages *qp = container_of(w, struct queue_pages, w);
+
+	if (is_migration_pte(pte)) {
+		qp->nr_failed++;
+		return;
+	}
 	struct page *page;
 
 	queue_folio(qp, pte_normal_folio(pte, &page));
@@ -519,7 +533,7 @@ static int queue_pages_range(struct mm_struct *mm, unsigned long start, unsigned
 		return -EFAULT;
 	if (!discontig_ok && v->vm_start > start)
 		return -EFAULT;
-	qp->w = (struct mmu_walk){ .pte = queue_pte, .pmd = queue_pmd };
+	qp->w = (struct mmu_walk){ .pte = queue_pte, .pmd = queue_pmd, .swap_pmd = queue_swap_pmd };
 	for (; v && v->vm_start < end; v = next) {
 		next = find_vma(mm, v->vm_end);
 		if (!discontig_ok && v->vm_end < end && (!next || next->vm_start > v->vm_end))

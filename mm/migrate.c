@@ -270,17 +270,14 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 
 /*
  * Unmap a locked folio from every process: false when it could not be
- * (pinned). A PMD mapping becomes a PMD migration entry, or with
- * TTU_SPLIT_HUGE_PMD PTEs (then PTE migration entries) first.
+ * (pinned). A PMD mapping becomes a PMD migration entry.
  */
-bool try_to_migrate(struct folio *folio, unsigned int flags)
+bool try_to_migrate(struct folio *folio)
 {
 	bool ok = true;
 	struct rmap_walk_control rwc = { .arg = &ok, .rmap_one = try_to_migrate_one };
 
 	VM_BUG_ON_FOLIO(!folio_test_locked(folio), folio);
-	if (folio_test_large(folio) && (flags & TTU_SPLIT_HUGE_PMD))
-		folio_split_pmd_mappings(folio);
 	if (folio_mapped(folio))
 		rmap_walk(folio, &rwc);
 	return ok && !folio_mapped(folio);
@@ -342,14 +339,16 @@ static void restore_entries(struct folio *folio, struct folio *dst, struct vm_ar
 			set_pte(pte + i, pte_swp_soft_dirty(old) ? pte_swp_mksoft_dirty(new) : new);
 			continue;
 		}
+		/* (pfn_pte makes it young, and dirty when writable) */
 		new = pfn_pte(page_to_pfn(page + i), write, vma->vm_flags & VM_EXEC);
 		if (pte_swp_soft_dirty(old))
 			new = pte_mksoft_dirty(new);
-		if (is_migration_entry_young(ei))
-			new = pte_mkyoung(new);
+		if (!is_migration_entry_young(ei))
+			new = pte_mkold(new);
 		if (is_migration_entry_dirty(ei))
 			new = pte_mkdirty(new);
-		set_pte(pte + i, none ? pte_mkprotnone(new) : new);
+		/* Release: the copied bytes before the mapping. */
+		set_pte_release(pte + i, none ? pte_mkprotnone(new) : new);
 	}
 }
 
@@ -592,7 +591,7 @@ static int migrate_folio_unmap(struct folio *src, new_folio_t get_new_folio, uns
 		return -ENOMEM;
 	}
 	folio_trylock(dst);	/* new: nobody else can hold it */
-	if (!try_to_migrate(src, 0)) {
+	if (!try_to_migrate(src)) {
 		remove_migration_ptes(src, src);
 		folio_unlock(dst);
 		folio_put(dst);

@@ -259,7 +259,7 @@ again:
 		return COLLECT_DONE;
 	}
 	if (is_swap_pmd(table)) {
-		/* A THP being migrated by someone else (as Linux's pmd_trans_unstable): skipped. */
+		/* A THP being migrated by someone else: skipped (Linux's pmd_bad check does too). */
 		collect_skip(c, addr, end);
 		return COLLECT_DONE;
 	}
@@ -473,7 +473,7 @@ static unsigned long migrate_device_unmap(unsigned long *src, unsigned long npag
 		if (!(src[i] & MIGRATE_PFN_MIGRATE))
 			continue;
 		if (folio_mapped(folio))
-			try_to_migrate(folio, TTU_SPLIT_HUGE_PMD);	/* the device works by page */
+			try_to_migrate(folio);	/* (small: collection split large folios) */
 		if (folio_mapped(folio) || !migrate_device_refs_ok(folio, fault_folio)) {
 			src[i] &= ~MIGRATE_PFN_MIGRATE;
 			restore++;

@@ -65,9 +65,9 @@ static void pagemap_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
 	} else if (is_swap_pte(pte)) {
 		swp_entry_t e = pte_to_swp_entry(pte);
 
-		/* Linux's layout: the type in bits 0-4, the offset above. */
+		/* Linux's layout: the type in bits 0-4, the offset (the frame, for Quire's kinds) above. */
 		pw->out[(addr - pw->start) >> PAGE_SHIFT] =
-			PM_SWAP | ((e.type | (u64)e.offset << 5) & PM_PFRAME_MASK) |
+			PM_SWAP | ((e.type | (u64)swp_offset_pfn(e) << 5) & PM_PFRAME_MASK) |
 			(pte_swp_soft_dirty(pte) ? PM_SOFT_DIRTY : 0);
 	}
 }

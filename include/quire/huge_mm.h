@@ -115,8 +115,9 @@ struct page_vma_mapped_walk;
 /*
  * The PMD leaf pvmw found (its PMD lock held) becomes one migration entry
  * for the whole locked folio, keeping write, anon-exclusive, young, dirty
- * and soft-dirty; the folio loses that mapping and its reference. False
- * (the leaf is left as it was) when an exclusive page may be pinned.
+ * and soft-dirty (a writable leaf comes back dirty: Quire makes every
+ * writable entry dirty); the folio loses that mapping and its reference.
+ * False (the leaf is left as it was) when an exclusive page may be pinned.
  */
 bool set_pmd_migration_entry(struct page_vma_mapped_walk *pvmw, struct folio *folio);
 /* The PMD migration entry pvmw found (lock held) becomes a leaf mapping dst. */

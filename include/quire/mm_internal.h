@@ -82,9 +82,7 @@ int folio_pte_run(struct folio *folio, pte_t *ptep, pte_t pte, int max_nr);
  * and extra_count more (-EAGAIN otherwise); copy the flags that say what
  * the folio is.
  */
-/* try_to_migrate's flags (Linux's enum ttu_flags, the one Quire needs). */
-#define TTU_SPLIT_HUGE_PMD	(1 << 2)	/* PMD mappings become PTEs first */
-bool try_to_migrate(struct folio *folio, unsigned int flags);
+bool try_to_migrate(struct folio *folio);
 void remove_migration_ptes(struct folio *src, struct folio *dst);
 int folio_migrate_mapping(struct folio *dst, struct folio *src, int extra_count);
 void folio_migrate_flags(struct folio *dst, struct folio *src);
@@ -126,8 +124,6 @@ bool folio_isolate_deferred(struct folio *folio);
 void folio_putback_deferred(struct folio *folio);
 /* Queue a large anonymous folio that is mapped only in part (after a migration, a putback). */
 void deferred_split_if_partial(struct folio *folio);
-/* Turn every PMD mapping of a locked large anonymous folio into PTEs. */
-void folio_split_pmd_mappings(struct folio *folio);
 /*
  * What a fault handler for one page-table level did (Linux's vm_fault_t,
  * the kinds Quire needs). handle_mm_fault turns it into 0 or -errno.

@@ -5,6 +5,7 @@
  * (the entries are installed, the folio is locked, nothing is copied yet)
  * each case has one of the entry's users meet it:
  *   - the entry itself: one PMD, the kind the leaf allowed, rss kept;
+ *     an old PMD (clear_refs 1) stays old;
  *   - a write fault on another CPU waits for the folio lock, then lands
  *     on the new THP;
  *   - fork copies the entry (writable becomes readable on both sides);
@@ -135,6 +136,34 @@ static void moves_with_one_pmd_entry(struct ktest *t)
 	KEXPECT_EQ(t, ev(THP_SPLIT_PMD) - pmd_splits, 0);
 	/* One VMA maps it: one walk step to unmap, one to restore. */
 	KEXPECT_EQ(t, atomic_long_read(&mm_cost[MM_COST_RMAP_WALK_STEPS]) - steps, 2);
+	KEXPECT_EQ(t, mm_verify(), 0);
+out:
+	thpt_end(t, &c);
+}
+
+/* A PMD made old by clear_refs 1 is old in its entry and comes back old (as on Linux). */
+static void old_pmd_comes_back_old(struct ktest *t)
+{
+	const unsigned long a = AREA;
+	struct while_unmapped w = { 0 };
+	struct thp_ctx c;
+	struct mm_struct *mm;
+	int target;
+
+	target = thpt_begin_two_nodes(t, &c);
+	SETUP_THP(t, &c, mm, a, 4);
+	KEXPECT_EQ(t, clear_refs(mm, CLEAR_REFS_ALL), 0);
+	CHECK(t, thpt_huge_pmd(mm, a) != NULL);
+	KEXPECT_FALSE(t, pte_young(thpt_entry_of(mm, a)));
+	w.mm = mm;
+	w.addr = a;
+	KEXPECT_EQ(t, move_with(&w, target), 0);
+	KEXPECT_TRUE(t, is_pmd_migration_entry(w.entry));
+	KEXPECT_FALSE(t, is_migration_entry_young(pmd_to_swp_entry(w.entry)));
+	CHECK(t, thpt_huge_pmd(mm, a) != NULL);
+	KEXPECT_FALSE(t, pte_young(thpt_entry_of(mm, a)));
+	KEXPECT_EQ(t, page_to_nid(thpt_page_of(mm, a)), target);
+	KEXPECT_EQ(t, thpt_pattern_mismatches(mm, a, SZ_2M, 4), 0);
 	KEXPECT_EQ(t, mm_verify(), 0);
 out:
 	thpt_end(t, &c);
@@ -430,7 +459,7 @@ static void readers_see_the_pmd_entry(struct ktest *t)
 
 		KEXPECT_TRUE(t, (v & PM_SWAP) && !(v & PM_PRESENT) && (v & PM_SOFT_DIRTY));
 		KEXPECT_EQ(t, v & 31, SWP_MIGRATION_WRITE);
-		KEXPECT_EQ(t, offset & SWP_PFN_MASK, pfn + HPAGE_PMD_NR / 2 + i);
+		KEXPECT_EQ(t, offset, pfn + HPAGE_PMD_NR / 2 + i);
 	}
 	KEXPECT_TRUE(t, w.mincore[0] == 1 && w.mincore[1] == 1);
 	KEXPECT_EQ(t, w.gup_fast, 0);
@@ -442,6 +471,7 @@ out:
 
 KTEST_SUITE(migrate_pmd,
 	    KTEST_CASE(moves_with_one_pmd_entry),
+	    KTEST_CASE(old_pmd_comes_back_old),
 	    KTEST_CASE(extra_reference_restores_the_pmd),
 	    KTEST_CASE(fault_waits_for_the_pmd_entry),
 	    KTEST_CASE(fork_copies_the_pmd_entry),
