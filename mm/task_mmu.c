@@ -129,13 +129,17 @@ struct smaps_walk {
 	u64 pss;
 };
 
-/* One page of a mapped folio: private or shared by its own mapcount. */
-static void account_page(struct smaps_walk *s, struct page *page, bool dirty)
+/*
+ * One page of a mapped folio: private or shared by its own mapcount. A
+ * page behind a migration entry (not present) counts as shared, whole in
+ * Pss, as Linux's smaps_account: its mapcount says nothing meanwhile.
+ */
+static void account_page(struct smaps_walk *s, struct page *page, bool dirty, bool present)
 {
-	int mapcount = page_mapcount(page);
+	int mapcount = present ? page_mapcount(page) : 1;
 	u64 pss = (u64)PAGE_SIZE << PSS_SHIFT;
 
-	if (mapcount >= 2) {
+	if (mapcount >= 2 || !present) {
 		pss /= (u64)mapcount;
 		if (dirty)
 			s->shared_dirty += PAGE_SIZE;
@@ -151,7 +155,7 @@ static void account_page(struct smaps_walk *s, struct page *page, bool dirty)
 
 /* nr pages from page on, mapped by one entry (a PTE: 1, a PMD: 512). */
 static void smaps_account(struct smaps_walk *s, struct folio *folio, struct page *page,
-			  unsigned long nr, pte_t entry, bool pmd)
+			  unsigned long nr, pte_t entry, bool pmd, bool present)
 {
 	unsigned long size = nr << PAGE_SHIFT;
 	const struct page *head = (const struct page *)folio;
@@ -166,7 +170,7 @@ static void smaps_account(struct smaps_walk *s, struct folio *folio, struct page
 	if (pte_young(entry) || test_page_flag(head, PG_referenced))
 		s->referenced += size;
 	for (unsigned long i = 0; i < nr; i++)
-		account_page(s, page + i, dirty);
+		account_page(s, page + i, dirty, present);
 }
 
 static void smaps_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
@@ -175,8 +179,13 @@ static void smaps_pte(struct mmu_walk *w, unsigned long addr, pte_t pte)
 	struct page *page;
 	struct folio *folio = pte_normal_folio(pte, &page);
 
-	if (folio)
-		smaps_account(s, folio, page, 1, pte, false);
+	if (folio) {
+		smaps_account(s, folio, page, 1, pte, false, true);
+	} else if (is_migration_pte(pte)) {
+		/* Counted as Linux does (its young and dirty bits read as clear). */
+		page = pfn_to_page(swp_offset_pfn(pte_to_swp_entry(pte)));
+		smaps_account(s, page_folio(page), page, 1, pte, false, false);
+	}
 }
 
 static void smaps_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd)
@@ -188,7 +197,20 @@ static void smaps_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end,
 
 	folio = normal_folio(pmd_pfn(pmd) + first, &page);
 	if (folio)
-		smaps_account(s, folio, page, (end - addr) >> PAGE_SHIFT, pmd, true);
+		smaps_account(s, folio, page, (end - addr) >> PAGE_SHIFT, pmd, true, true);
+}
+
+/* A THP being migrated: its pages, as Linux's smaps_pmd_entry counts them (AnonHugePages too). */
+static void smaps_swap_pmd(struct mmu_walk *w, unsigned long addr, unsigned long end, pte_t pmd)
+{
+	struct smaps_walk *s = container_of(w, struct smaps_walk, w);
+	struct page *page;
+
+	if (!is_pmd_migration_entry(pmd))
+		return;
+	page = pfn_to_page(swp_offset_pfn(pmd_to_swp_entry(pmd))) +
+	       ((addr & (PMD_SIZE - 1)) >> PAGE_SHIFT);
+	smaps_account(s, page_folio(page), page, (end - addr) >> PAGE_SHIFT, 0, true, false);
 }
 
 /* Linux's two-letter VmFlags names, for the flags Quire has, in bit order. */
@@ -261,7 +283,7 @@ static int show_kb(char *buf, size_t size, const char *name, unsigned long bytes
 static int show_vma(char *buf, size_t size, struct mm_struct *mm, struct vm_area_struct *v,
 		    const void *unused)
 {
-	struct smaps_walk s = { .w = { .pte = smaps_pte, .pmd = smaps_pmd } };
+	struct smaps_walk s = { .w = { .pte = smaps_pte, .pmd = smaps_pmd, .swap_pmd = smaps_swap_pmd } };
 	bool thp = thp_vma_smaps_eligible(v);
 	int len;
 
@@ -411,7 +433,7 @@ ssize_t numa_maps_show(struct mm_struct *mm, const struct mempolicy *task_pol, c
 
 void task_mem_counts(struct mm_struct *mm, struct task_mem *tm)
 {
-	struct smaps_walk s = { .w = { .pte = smaps_pte, .pmd = smaps_pmd } };
+	struct smaps_walk s = { .w = { .pte = smaps_pte, .pmd = smaps_pmd, .swap_pmd = smaps_swap_pmd } };
 	struct vm_area_struct *v;
 
 	*tm = (struct task_mem){ 0 };

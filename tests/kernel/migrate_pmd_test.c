@@ -12,7 +12,8 @@
  *   - MADV_DONTNEED of one page splits it into 512 PTE migration entries
  *     and drops one; munmap of the block drops it with its deposited table;
  *   - mprotect makes it read-only, mremap moves it with its table;
- *   - pagemap reports it swapped, mincore resident, GUP-fast declines it;
+ *   - pagemap reports it swapped, smaps counts it (Rss, AnonHugePages),
+ *     mincore says resident, GUP-fast declines it;
  *   - an extra reference fails the move and the PMD comes back as it was.
  * Every case ends with mm_verify (invariant 5) and every page freed.
  */
@@ -23,6 +24,8 @@
 #include <quire/task_mmu.h>
 #include <quire/gup.h>
 #include <quire/errno.h>
+#include <quire/slab.h>
+#include <quire/string.h>
 #include "thp_test.h"
 
 static long event(enum migrate_event e)
@@ -56,6 +59,7 @@ struct while_unmapped {
 	struct task *thread;
 	u64 pagemap[2];
 	u8 mincore[2];
+	long smaps_rss_kb, smaps_anon_huge_kb;
 	long gup_fast;
 	long ret;			/* the operation's */
 	void (*act)(struct while_unmapped *w);
@@ -419,10 +423,26 @@ out:
 	thpt_end(t, &c);
 }
 
-/* ---- readers: pagemap, mincore, GUP-fast ---- */
+/* ---- readers: pagemap, smaps, mincore, GUP-fast ---- */
+
+/* The kB number after field in an smaps text, or -1. */
+static long smaps_field(const char *text, const char *field)
+{
+	const char *p = strstr(text, field);
+	long v = 0;
+
+	if (!p)
+		return -1;
+	for (p += strlen(field); *p == ' '; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (*p - '0');
+	return v;
+}
 
 static void read_it(struct while_unmapped *w)
 {
+	char *text = kmalloc(8192, GFP_KERNEL);
 	struct page *pages[1];
 
 	w->ret = pagemap_read(w->mm, w->pagemap, sizeof(w->pagemap),
@@ -434,6 +454,13 @@ static void read_it(struct while_unmapped *w)
 	w->gup_fast = gup_fast_mm(w->mm, w->addr + SZ_1M, 1, FOLL_GET, pages, true);
 	if (w->gup_fast > 0)
 		put_page(pages[0]);
+	w->smaps_rss_kb = w->smaps_anon_huge_kb = -2;
+	if (text) {
+		smaps_show(w->mm, text, 8192);
+		w->smaps_rss_kb = smaps_field(text, "Rss:");
+		w->smaps_anon_huge_kb = smaps_field(text, "AnonHugePages:");
+		kfree(text);
+	}
 }
 
 static void readers_see_the_pmd_entry(struct ktest *t)
@@ -461,6 +488,9 @@ static void readers_see_the_pmd_entry(struct ktest *t)
 		KEXPECT_EQ(t, v & 31, SWP_MIGRATION_WRITE);
 		KEXPECT_EQ(t, offset, pfn + HPAGE_PMD_NR / 2 + i);
 	}
+	/* smaps counts its pages (as Linux: resident, and a THP's). */
+	KEXPECT_EQ(t, w.smaps_rss_kb, 2048);
+	KEXPECT_EQ(t, w.smaps_anon_huge_kb, 2048);
 	KEXPECT_TRUE(t, w.mincore[0] == 1 && w.mincore[1] == 1);
 	KEXPECT_EQ(t, w.gup_fast, 0);
 	CHECK(t, thpt_huge_pmd(mm, a) != NULL);
