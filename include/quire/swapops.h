@@ -152,14 +152,15 @@ static inline bool is_swap_pmd(pte_t pmd)
 	return pmd_is_swap(pmd);
 }
 
+/* (A PMD's swap entry has the PTE's format.) */
 static inline pte_t swp_entry_to_pmd(swp_entry_t e)
 {
-	return __swp_entry_pte(e.type, e.offset);
+	return swp_entry_to_pte(e);
 }
 
 static inline swp_entry_t pmd_to_swp_entry(pte_t pmd)
 {
-	return swp_entry(__pte_swp_type(pmd), __pte_swp_offset(pmd));
+	return pte_to_swp_entry(pmd);
 }
 
 static inline bool is_pmd_migration_entry(pte_t pmd)
