@@ -228,6 +228,8 @@ static void copy_pmd_migration_entry(struct vm_area_struct *dst_vma,
 {
 	pte_t entry = pmdp_get(src_pmd), kept = forked_migration_entry(src_vma, entry);
 
+	lockdep_assert_held(pmd_lockptr(src_vma->vm_mm, src_pmd));
+	lockdep_assert_held(pmd_lockptr(dst_vma->vm_mm, dst_pmd));
 	if (kept != entry)
 		set_pmd(src_pmd, kept);
 	set_pmd(dst_pmd, kept);

@@ -317,6 +317,8 @@ static void split_pmd_migration_entry(pte_t *pmd, struct page *table)
 {
 	pte_t old = pmdp_get(pmd), *ptes = page_address(table);
 
+	/* (the caller, __split_huge_pmd_locked, asserts the PMD lock) */
+
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
 		set_pte(ptes + i, pmd_migration_entry_pte(old, i));
 	pmd_populate(pmd, page_to_phys(table));
@@ -405,26 +407,6 @@ void split_huge_pmd(struct vm_area_struct *vma, unsigned long addr)
 
 /* ---- PMD migration entries (mm/migrate.c) ---- */
 
-/* The migration entry for the PMD leaf old, which maps folio: what the leaf allowed. */
-static pte_t make_pmd_migration_entry(pte_t old, struct folio *folio, bool anon_exclusive)
-{
-	unsigned long pfn = folio_pfn(folio);
-	swp_entry_t e;
-
-	if (pte_write(pmd_pte(old)))
-		e = make_writable_migration_entry(pfn);
-	else if (anon_exclusive)
-		e = make_readable_exclusive_migration_entry(pfn);
-	else
-		e = make_readable_migration_entry(pfn);
-	if (pte_young(pmd_pte(old)))
-		e = make_migration_entry_young(e);
-	if (pte_dirty(pmd_pte(old)))
-		e = make_migration_entry_dirty(e);
-	return pmd_soft_dirty(old) ? pmd_swp_mksoft_dirty(swp_entry_to_pmd(e)) :
-				     swp_entry_to_pmd(e);
-}
-
 bool set_pmd_migration_entry(struct page_vma_mapped_walk *pvmw, struct folio *folio)
 {
 	struct vm_area_struct *vma = pvmw->vma;
@@ -443,7 +425,8 @@ bool set_pmd_migration_entry(struct page_vma_mapped_walk *pvmw, struct folio *fo
 	 * no CPU writes through the old translation, and the copy may start.
 	 */
 	for (;;) {
-		found = pmdp_cmpxchg(pvmw->pmd, old, make_pmd_migration_entry(old, folio,
+		found = pmdp_cmpxchg(pvmw->pmd, old, make_migration_entry_from(pmd_pte(old),
+									      folio_pfn(folio),
 									      anon_exclusive));
 		if (found == old)
 			break;
@@ -469,14 +452,9 @@ void remove_migration_pmd(struct page_vma_mapped_walk *pvmw, struct folio *dst)
 
 	lockdep_assert_held(pmd_lockptr(vma->vm_mm, pvmw->pmd));
 	VM_BUG_ON_FOLIO(folio_order(dst) != HPAGE_PMD_ORDER || !folio_test_anon(dst), dst);
-	/* (pfn_pmd makes it young, and dirty when writable: Quire's rule for a writable entry) */
-	new = pfn_pmd(folio_pfn(dst), write, vma->vm_flags & VM_EXEC);
-	if (pmd_swp_soft_dirty(entry))
-		new = pmd_mksoft_dirty(new);
-	if (!is_migration_entry_young(e))
-		new = pmd_mkold(new);
-	if (is_migration_entry_dirty(e))
-		new = pmd_mkdirty(new);
+	/* (pfn_pmd makes it dirty when writable: Quire's rule for a writable entry) */
+	new = restore_migration_entry_bits(pfn_pmd(folio_pfn(dst), write, vma->vm_flags & VM_EXEC),
+					   entry);
 	folio_get(dst);
 	folio_add_anon_rmap_pmd(dst, folio_page(dst, 0), vma, pvmw->address,
 				is_writable_migration_entry(e) ||

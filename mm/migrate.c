@@ -136,20 +136,7 @@ void migration_entry_wait_on_locked(swp_entry_t entry)
 /* What the PTE allowed, in a migration entry for page. */
 static pte_t make_migration_pte(pte_t old, struct page *page, bool anon)
 {
-	unsigned long pfn = page_to_pfn(page);
-	swp_entry_t e;
-
-	if (pte_write(old))
-		e = make_writable_migration_entry(pfn);
-	else if (anon && PageAnonExclusive(page))
-		e = make_readable_exclusive_migration_entry(pfn);
-	else
-		e = make_readable_migration_entry(pfn);
-	if (pte_young(old))
-		e = make_migration_entry_young(e);
-	if (pte_dirty(old))
-		e = make_migration_entry_dirty(e);
-	return pte_soft_dirty(old) ? pte_swp_mksoft_dirty(swp_entry_to_pte(e)) : swp_entry_to_pte(e);
+	return make_migration_entry_from(old, page_to_pfn(page), anon && PageAnonExclusive(page));
 }
 
 /* PTEs the walk may take from pvmw's on: the rest of its table and of the VMA's part. */
@@ -216,23 +203,24 @@ static bool try_to_migrate_one(struct folio *folio, struct vm_area_struct *vma,
 	mmu_notifier_start(&range, MMU_NOTIFY_MIGRATE, mm, max(address, vma->vm_start),
 			   min(address + folio_size(folio), vma->vm_end));
 	while (page_vma_mapped_walk(&pvmw)) {
-		pte_t first = pvmw.pte ? ptep_get(pvmw.pte) : 0;
-		bool device = pvmw.pte && !pte_has_page(first);
-		struct page *page = device ? pfn_to_page(swp_offset_pfn(pte_to_swp_entry(first))) :
-			pvmw.pte ? pfn_to_page(pte_pfn(first)) : NULL;
 		unsigned long addr = pvmw.address;
+		struct page *page;
+		pte_t first;
+		bool device;
 		int nr = 1;
 
 		if (pvmw.pmd) {
 			/* A PMD-mapped THP: one PMD migration entry for the whole folio. */
-			if (!set_pmd_migration_entry(&pvmw, folio)) {
-				page_vma_mapped_walk_done(&pvmw);
-				mmu_notifier_invalidate_range_end(&range);
-				*ok = false;
-				return false;
-			}
-			continue;
+			if (set_pmd_migration_entry(&pvmw, folio))
+				continue;
+			page_vma_mapped_walk_done(&pvmw);
+			mmu_notifier_invalidate_range_end(&range);
+			*ok = false;
+			return false;
 		}
+		first = ptep_get(pvmw.pte);
+		device = !pte_has_page(first);
+		page = pfn_to_page(device ? swp_offset_pfn(pte_to_swp_entry(first)) : pte_pfn(first));
 		if (migrate_batching && !device)
 			nr = stop_at_hwpoison(page, folio_pte_run(folio, pvmw.pte, first,
 								  run_limit(&pvmw)));
@@ -328,7 +316,6 @@ static void restore_entries(struct folio *folio, struct folio *dst, struct vm_ar
 		folio_add_file_rmap_ptes(dst, page, nr, vma);
 	for (int i = 0; i < nr; i++) {
 		pte_t old = ptep_get(pte + i);
-		swp_entry_t ei = pte_to_swp_entry(old);
 		pte_t new;
 
 		if (device) {	/* the page lives on the device: an entry that remembers write */
@@ -339,14 +326,8 @@ static void restore_entries(struct folio *folio, struct folio *dst, struct vm_ar
 			set_pte(pte + i, pte_swp_soft_dirty(old) ? pte_swp_mksoft_dirty(new) : new);
 			continue;
 		}
-		/* (pfn_pte makes it young, and dirty when writable) */
-		new = pfn_pte(page_to_pfn(page + i), write, vma->vm_flags & VM_EXEC);
-		if (pte_swp_soft_dirty(old))
-			new = pte_mksoft_dirty(new);
-		if (!is_migration_entry_young(ei))
-			new = pte_mkold(new);
-		if (is_migration_entry_dirty(ei))
-			new = pte_mkdirty(new);
+		new = restore_migration_entry_bits(pfn_pte(page_to_pfn(page + i), write,
+							   vma->vm_flags & VM_EXEC), old);
 		/* Release: the copied bytes before the mapping. */
 		set_pte_release(pte + i, none ? pte_mkprotnone(new) : new);
 	}

@@ -14,9 +14,10 @@
 #include <asm/page.h>
 
 /* A PMD migration entry (a THP being migrated), its PMD lock held. */
-static void walk_swap_pmd(struct mmu_walk *w, pte_t *pmd, unsigned long addr, unsigned long end,
-			  pte_t entry)
+static void walk_swap_pmd(struct mm_struct *mm, struct mmu_walk *w, pte_t *pmd,
+			  unsigned long addr, unsigned long end, pte_t entry)
 {
+	lockdep_assert_held(pmd_lockptr(mm, pmd));
 	if (w->swap_pmd) {
 		w->slot = pmd;
 		w->swap_pmd(w, addr, end, entry);
@@ -50,7 +51,7 @@ void walk_range(struct mm_struct *mm, unsigned long start, unsigned long end, st
 			ptl = pmd_lock(mm, pmd);
 			entry = *pmd;
 			if (is_swap_pmd(entry))
-				walk_swap_pmd(w, pmd, addr, next, entry);
+				walk_swap_pmd(mm, w, pmd, addr, next, entry);
 			spin_unlock(ptl);
 			if (!is_swap_pmd(entry))
 				next = addr;	/* restored or split meanwhile: look again */

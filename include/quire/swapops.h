@@ -134,6 +134,46 @@ static inline swp_entry_t make_migration_entry_dirty(swp_entry_t e)
 	return swp_entry(e.type, e.offset | SWP_MIG_DIRTY);
 }
 
+/*
+ * The migration entry for frame pfn replacing a present entry old (a PTE,
+ * or a PMD leaf's bits as a PTE's): what it allowed (write; read and
+ * anon-exclusive; read), its young, dirty and soft-dirty bits.
+ */
+static inline pte_t make_migration_entry_from(pte_t old, unsigned long pfn, bool anon_exclusive)
+{
+	swp_entry_t e;
+
+	if (pte_write(old))
+		e = make_writable_migration_entry(pfn);
+	else if (anon_exclusive)
+		e = make_readable_exclusive_migration_entry(pfn);
+	else
+		e = make_readable_migration_entry(pfn);
+	if (pte_young(old))
+		e = make_migration_entry_young(e);
+	if (pte_dirty(old))
+		e = make_migration_entry_dirty(e);
+	return pte_soft_dirty(old) ? pte_swp_mksoft_dirty(swp_entry_to_pte(e)) : swp_entry_to_pte(e);
+}
+
+/*
+ * A present entry new (made young by pfn_pte, dirty when writable) given
+ * back what the migration entry it replaces kept: soft-dirty, old, dirty.
+ * A PTE's or a PMD leaf's (the bits are the same).
+ */
+static inline pte_t restore_migration_entry_bits(pte_t new, pte_t entry)
+{
+	swp_entry_t e = pte_to_swp_entry(entry);
+
+	if (pte_swp_soft_dirty(entry))
+		new = pte_mksoft_dirty(new);
+	if (!is_migration_entry_young(e))
+		new = pte_mkold(new);
+	if (is_migration_entry_dirty(e))
+		new = pte_mkdirty(new);
+	return new;
+}
+
 /* The PTE is a migration entry. */
 static inline bool is_migration_pte(pte_t pte)
 {

@@ -27,6 +27,7 @@
 #include <quire/slab.h>
 #include <quire/string.h>
 #include "thp_test.h"
+#include "smaps_text.h"
 
 static long event(enum migrate_event e)
 {
@@ -425,20 +426,6 @@ out:
 
 /* ---- readers: pagemap, smaps, mincore, GUP-fast ---- */
 
-/* The kB number after field in an smaps text, or -1. */
-static long smaps_field(const char *text, const char *field)
-{
-	const char *p = strstr(text, field);
-	long v = 0;
-
-	if (!p)
-		return -1;
-	for (p += strlen(field); *p == ' '; p++)
-		;
-	for (; *p >= '0' && *p <= '9'; p++)
-		v = v * 10 + (*p - '0');
-	return v;
-}
 
 static void read_it(struct while_unmapped *w)
 {
@@ -457,8 +444,8 @@ static void read_it(struct while_unmapped *w)
 	w->smaps_rss_kb = w->smaps_anon_huge_kb = -2;
 	if (text) {
 		smaps_show(w->mm, text, 8192);
-		w->smaps_rss_kb = smaps_field(text, "Rss:");
-		w->smaps_anon_huge_kb = smaps_field(text, "AnonHugePages:");
+		w->smaps_rss_kb = smaps_kb(text, "Rss:");
+		w->smaps_anon_huge_kb = smaps_kb(text, "AnonHugePages:");
 		kfree(text);
 	}
 }

@@ -18,6 +18,7 @@
 #include <quire/rmap.h>
 #include <quire/pte.h>
 #include <quire/slab.h>
+#include "smaps_text.h"
 #include <quire/string.h>
 #include <quire/errno.h>
 #include <quire/kernel.h>
@@ -441,23 +442,6 @@ static bool smaps_block(struct mm_struct *mm, unsigned long start, char *out, si
 	}
 	kfree(buf);
 	return ok;
-}
-
-/* "Name:   N kB" in an smaps block: N, or -1. */
-static long smaps_kb(const char *block, const char *name)
-{
-	const char *l = strstr(block, name);
-	long v = 0;
-
-	if (!l)
-		return -1;
-	for (l += strlen(name); *l == ' '; l++)
-		;
-	if (*l < '0' || *l > '9')
-		return -1;
-	for (; *l >= '0' && *l <= '9'; l++)
-		v = v * 10 + (*l - '0');
-	return v;
 }
 
 static void pagemap_anon_pages(struct ktest *t)

@@ -274,7 +274,6 @@ static inline bool pmd_is_table(pte_t pmd)
  */
 #define pmd_is_swap(pmd)		pte_is_swap(pmd)
 #define pmd_swp_soft_dirty(pmd)		pte_swp_soft_dirty(pmd)
-#define pmd_swp_mksoft_dirty(pmd)	pte_swp_mksoft_dirty(pmd)
 #define pmd_swp_clear_soft_dirty(pmd)	pte_swp_clear_soft_dirty(pmd)
 
 /* A PMD leaf's bits as a PTE's (the frame is the caller's to adjust): the leaf bit goes. */
